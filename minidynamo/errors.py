@@ -1,0 +1,42 @@
+"""Exception classes of minidynamo. Imports nothing of the package.
+
+User-facing: TraceError (tracing hit a data-dependent branch in mode "error"), GraphBreakError
+(`fullgraph=True` met a break), InternalError (capture failed and `suppress_errors` is off).
+Internal: GraphBreak carries a BreakReason from an opcode handler to the interpreter loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MinidynamoError(Exception):
+    """Base class of the errors minidynamo raises on purpose."""
+
+
+class TraceError(MinidynamoError):
+    """Tracing could not follow the program (a Python decision depends on an array's values)."""
+
+
+class GraphBreakError(MinidynamoError):
+    """`fullgraph=True` and capture would need a graph break; `reason` says where and why."""
+
+    def __init__(self, reason: Any) -> None:
+        super().__init__(str(reason))
+        self.reason = reason
+
+
+class InternalError(MinidynamoError):
+    """A bug in minidynamo during capture, guard building or emission (`suppress_errors` off)."""
+
+
+class GraphBreak(Exception):
+    """Raised inside capture when it cannot continue; caught in one place, the interpreter loop."""
+
+    def __init__(self, reason: Any) -> None:
+        super().__init__(str(reason))
+        self.reason = reason
+
+
+class Unsupported(GraphBreak):
+    """A GraphBreak caused by something capture does not handle yet (as opposed to one it must make)."""

@@ -1,0 +1,305 @@
+"""The graph IR: a Graph is an SSA list of Nodes over arrays with known specs.
+
+Imports nothing else of the package; every front end (tracing, LazyRunner, compile) builds these and every
+backend runs them.
+
+Grammar (what `str(graph)` prints)::
+
+    graph   ::= "graph" name "(" input ("," input)* ")" ":" NL node* "return" "(" arg ("," arg)* ")"
+    input   ::= name ":" spec                          -- an array read afresh on every run
+    node    ::= "%" int "=" op "(" arg ("," arg)* ("," kw "=" arg)* ")" "#" spec
+    arg     ::= "%" int | input-name | python-constant | "(" arg,* ")" | "[" arg,* "]" | slice
+    spec    ::= dtype "[" dim ("," dim)* "]"           -- an ndarray of that shape ("f64[]" is 0-d)
+              | dtype                                  -- a NumPy scalar (np.float64 ...), what reductions return
+              | "(" spec,* ")" | "None"               -- several results (split) / a mutation's None
+
+A node is one of four kinds, told apart by `op`: "input" (a graph argument), "const" (a captured array, kept
+in `node.value`), anything else is a call of a registered op (`node.target` is the callable, normally the
+NumPy function of that name). Scalars (ints, floats, slices, tuples of them) appear inline in `args`.
+Outputs are `graph.outputs`, a list of nodes or plain Python values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+INPUT = "input"
+CONST = "const"
+
+
+def _dtype_short(dtype: np.dtype) -> str:
+    """f64, f32, i64, u8, b1 (bool), c128 ... : the compact names JAX and FX printing use."""
+    if dtype == np.bool_:
+        return "b1"
+    return f"{dtype.kind}{dtype.itemsize * 8}" if dtype.kind in "iufc" else str(dtype)
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """Shape and dtype of an array value; `scalar` marks a NumPy scalar (np.float64 ...) rather than an ndarray.
+
+    >>> str(ArraySpec((4, 16), np.dtype("float64")))
+    'f64[4,16]'
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    scalar: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "dtype", np.dtype(self.dtype))
+        if self.scalar and self.shape != ():
+            raise ValueError(f"a NumPy scalar has shape (), not {self.shape}")
+
+    def __str__(self) -> str:
+        name = _dtype_short(self.dtype)
+        return name if self.scalar else f"{name}[{','.join(map(str, self.shape))}]"
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @staticmethod
+    def of(value: Any) -> "ArraySpec":
+        """The spec of a concrete ndarray or NumPy scalar."""
+        if isinstance(value, np.ndarray):
+            return ArraySpec(value.shape, value.dtype)
+        if isinstance(value, np.generic):
+            return ArraySpec((), value.dtype, scalar=True)
+        raise TypeError(f"ArraySpec.of expects an ndarray or NumPy scalar, got {type(value).__name__}")
+
+    def matches(self, value: Any) -> bool:
+        """True when a concrete value has exactly this spec (type, shape and dtype)."""
+        if self.scalar:
+            return isinstance(value, np.generic) and value.dtype == self.dtype
+        return type(value) is np.ndarray and value.shape == self.shape and value.dtype == self.dtype
+
+
+Spec = ArraySpec | tuple | None
+
+
+class Node:
+    """One SSA value. `args`/`kwargs` hold Nodes and plain Python values (also nested in tuples/lists/slices).
+
+    >>> g = Graph("f"); x = g.add_input("x", ArraySpec((2, 3), np.float64))
+    >>> y = g.call("tanh", np.tanh, (x,), spec=ArraySpec((2, 3), np.float64)); str(y)
+    '%0 = tanh(x)  # f64[2,3]'
+    """
+
+    __slots__ = ("op", "target", "args", "kwargs", "spec", "name", "value", "index", "meta")
+
+    def __init__(self, op: str, target: Callable | None, args: tuple, kwargs: dict, spec: Spec,
+                 name: str, value: Any = None) -> None:
+        self.op = op
+        self.target = target
+        self.args = tuple(args)
+        self.kwargs = dict(kwargs)
+        self.spec = spec
+        self.name = name
+        self.value = value          # the array of a const node
+        self.index = -1             # position in graph.nodes, set by Graph
+        self.meta: dict[str, Any] = {}   # free-form notes (source line, user variable name)
+
+    @property
+    def is_call(self) -> bool:
+        return self.op not in (INPUT, CONST)
+
+    def inputs(self) -> Iterator["Node"]:
+        """The Nodes this node reads, in argument order (duplicates included)."""
+        yield from iter_nodes(self.args)
+        yield from iter_nodes(tuple(self.kwargs.values()))
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __str__(self) -> str:
+        if self.op == INPUT:
+            return f"{self.name}: {format_spec(self.spec)}"
+        parts = [format_arg(a) for a in self.args] + [f"{k}={format_arg(v)}" for k, v in self.kwargs.items()]
+        body = "const" + _const_summary(self.value) if self.op == CONST else f"{self.op}({', '.join(parts)})"
+        return f"{self.name} = {body}  # {format_spec(self.spec)}"
+
+
+def _const_summary(value: Any) -> str:
+    if isinstance(value, np.ndarray) and value.size > 4:
+        return f"(<{format_spec(ArraySpec.of(value))}>)"
+    return f"({value!r})"
+
+
+def iter_nodes(value: Any) -> Iterator[Node]:
+    """Every Node inside a (possibly nested) argument value."""
+    if isinstance(value, Node):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from iter_nodes(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from iter_nodes(v)
+    elif isinstance(value, slice):
+        yield from iter_nodes((value.start, value.stop, value.step))
+
+
+def map_nodes(value: Any, fn: Callable[[Node], Any]) -> Any:
+    """Rebuild a nested argument value with every Node replaced by fn(node)."""
+    if isinstance(value, Node):
+        return fn(value)
+    if isinstance(value, tuple):
+        return tuple(map_nodes(v, fn) for v in value)
+    if isinstance(value, list):
+        return [map_nodes(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: map_nodes(v, fn) for k, v in value.items()}
+    if isinstance(value, slice):
+        return slice(map_nodes(value.start, fn), map_nodes(value.stop, fn), map_nodes(value.step, fn))
+    return value
+
+
+def format_spec(spec: Spec) -> str:
+    if spec is None:
+        return "None"
+    if isinstance(spec, tuple):
+        return "(" + ", ".join(format_spec(s) for s in spec) + ")"
+    return str(spec)
+
+
+def format_arg(value: Any) -> str:
+    """How an argument reads in the listing: nodes by name, slices as a:b:c, dtypes by name."""
+    if isinstance(value, Node):
+        return value.name
+    if isinstance(value, slice):
+        parts = ["" if p is None else format_arg(p) for p in (value.start, value.stop, value.step)]
+        return ":".join(parts[:2]) if value.step is None else ":".join(parts)
+    if isinstance(value, tuple):
+        inner = ", ".join(format_arg(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_arg(v) for v in value) + "]"
+    if isinstance(value, np.dtype):
+        return str(value)
+    if isinstance(value, type):
+        return value.__name__
+    if value is Ellipsis:
+        return "..."
+    return repr(value)
+
+
+class Graph:
+    """An ordered SSA list of nodes plus its outputs.
+
+    >>> g = Graph("demo"); x = g.add_input("x", ArraySpec((4, 8), np.float64))
+    >>> t = g.call("tanh", np.tanh, (x,), spec=ArraySpec((4, 8), np.float64)); g.set_outputs([t])
+    >>> print(g)
+    graph demo(x: f64[4,8]):
+      %0 = tanh(x)  # f64[4,8]
+      return (%0)
+    """
+
+    def __init__(self, name: str = "graph") -> None:
+        self.name = name
+        self.nodes: list[Node] = []
+        self.outputs: list[Any] = []
+        self.guards: list[Any] = []     # front ends attach their guards here (tracing's mode="guard")
+        self._next_id = 0
+        self._names: set[str] = set()
+
+    # ---- building ------------------------------------------------------------------------------
+    def _append(self, node: Node) -> Node:
+        node.index = len(self.nodes)
+        self.nodes.append(node)
+        return node
+
+    def add_input(self, name: str, spec: ArraySpec) -> Node:
+        if not name.isidentifier() or name in self._names:
+            raise ValueError(f"input name {name!r} must be a fresh Python identifier")
+        self._names.add(name)
+        return self._append(Node(INPUT, None, (), {}, spec, name))
+
+    def add_const(self, value: Any) -> Node:
+        spec = ArraySpec.of(value) if isinstance(value, (np.ndarray, np.generic)) else None
+        return self._append(Node(CONST, None, (), {}, spec, self._fresh(), value=value))
+
+    def call(self, op: str, target: Callable, args: tuple = (), kwargs: dict | None = None,
+             spec: Spec = None) -> Node:
+        """Append a call of `target` (registered as `op`) and return its node."""
+        for n in iter_nodes((args, kwargs or {})):
+            if n.index < 0 or n.index >= len(self.nodes) or self.nodes[n.index] is not n:
+                raise ValueError(f"{op}: argument {n.name} is not a node of graph {self.name}")
+        return self._append(Node(op, target, args, kwargs or {}, spec, self._fresh()))
+
+    def set_outputs(self, outputs: list | tuple) -> None:
+        self.outputs = list(outputs)
+
+    def _fresh(self) -> str:
+        name = f"%{self._next_id}"
+        self._next_id += 1
+        return name
+
+    # ---- reading --------------------------------------------------------------------------------
+    @property
+    def inputs(self) -> list[Node]:
+        return [n for n in self.nodes if n.op == INPUT]
+
+    @property
+    def input_names(self) -> list[str]:
+        return [n.name for n in self.nodes if n.op == INPUT]
+
+    def count(self, op: str | None = None) -> int:
+        """Number of op-call nodes (inputs and constants excluded), or of one op when `op` is given."""
+        return sum(1 for n in self.nodes if n.is_call and (op is None or n.op == op))
+
+    def ops(self) -> dict[str, int]:
+        """Histogram of op names, in first-seen order."""
+        hist: dict[str, int] = {}
+        for n in self.nodes:
+            if n.is_call:
+                hist[n.op] = hist.get(n.op, 0) + 1
+        return hist
+
+    def users(self) -> dict[Node, list[Node]]:
+        out: dict[Node, list[Node]] = {n: [] for n in self.nodes}
+        for n in self.nodes:
+            for a in n.inputs():
+                out[a].append(n)
+        return out
+
+    def lint(self) -> None:
+        """Check SSA form: unique names, every argument defined earlier, specs present; raise ValueError."""
+        seen: set[int] = set()
+        names: set[str] = set()
+        for i, n in enumerate(self.nodes):
+            if n.index != i:
+                raise ValueError(f"{n.name}: index {n.index} but stands at position {i}")
+            if n.name in names:
+                raise ValueError(f"{n.name}: defined twice")
+            names.add(n.name)
+            for a in n.inputs():
+                if id(a) not in seen:
+                    raise ValueError(f"{n.name} = {n.op}(...): uses {a.name} before it is defined")
+            if n.op == INPUT and not isinstance(n.spec, ArraySpec):
+                raise ValueError(f"input {n.name} has no ArraySpec")
+            if n.is_call and n.target is None:
+                raise ValueError(f"{n.name} = {n.op}(...) has no target")
+            if n.op == CONST and n.spec is not None and not n.spec.matches(n.value):
+                raise ValueError(f"const {n.name}: spec {n.spec} does not match its value")
+            seen.add(id(n))
+        for o in iter_nodes(self.outputs):
+            if id(o) not in seen:
+                raise ValueError(f"output {o.name} is not a node of this graph")
+
+    def __str__(self) -> str:
+        header = ", ".join(str(n) for n in self.inputs)
+        lines = [f"graph {self.name}({header}):"]
+        lines += [f"  {n}" for n in self.nodes if n.op != INPUT]
+        lines.append("  return (" + ", ".join(format_arg(o) for o in self.outputs) + ")")
+        return "\n".join(lines)
+
+    __repr__ = __str__

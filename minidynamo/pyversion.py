@@ -1,0 +1,49 @@
+"""The only reader of sys.version_info: named facts about the running CPython's bytecode.
+
+Imports nothing of the package. Each fact names the version that changed it; handlers register version
+ranges (`since=`, `until=`) against `VERSION` instead of testing the version themselves.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Final
+
+VERSION: Final = sys.version_info[:2]
+PY311: Final = VERSION == (3, 11)
+PY312: Final = VERSION == (3, 12)
+PY313: Final = VERSION == (3, 13)
+SUPPORTED: Final = (3, 11) <= VERSION <= (3, 13)
+
+# 3.13: CALL sees [callable, self_or_null, *args]; 3.11-3.12: [null_or_method, callable_or_self, *args].
+NULL_AFTER_CALLABLE: Final = VERSION >= (3, 13)
+# 3.11: PRECALL n precedes CALL n; 3.12 dropped PRECALL.
+HAS_PRECALL: Final = VERSION < (3, 12)
+# 3.13 replaced KW_NAMES + CALL with CALL_KW (the names tuple is a stack value).
+HAS_KW_NAMES: Final = VERSION < (3, 13)
+# 3.11: LOAD_METHOD 'name' and LOAD_ATTR 'name'; 3.12+: LOAD_ATTR (is_method, name).
+LOAD_ATTR_HAS_METHOD_FLAG: Final = VERSION >= (3, 12)
+# 3.11: POP_JUMP_FORWARD_IF_* / POP_JUMP_BACKWARD_IF_*; 3.12+: POP_JUMP_IF_* (direction from the target).
+DIRECTIONAL_JUMPS: Final = VERSION < (3, 12)
+# 3.13: POP_JUMP_IF_* need an exact bool, so TO_BOOL precedes them (a numpy.bool_ is silently "true").
+JUMPS_NEED_TO_BOOL: Final = VERSION >= (3, 13)
+# 3.12+: RETURN_CONST; 3.11: LOAD_CONST + RETURN_VALUE.
+HAS_RETURN_CONST: Final = VERSION >= (3, 12)
+# 3.12 (PEP 709) inlines list/dict/set comprehensions into the enclosing code.
+INLINED_COMPREHENSIONS: Final = VERSION >= (3, 12)
+# 3.12: END_FOR pops iterator and value; 3.13: END_FOR + POP_TOP; 3.11: neither.
+HAS_END_FOR: Final = VERSION >= (3, 12)
+# 3.13: LOAD_CLOSURE is a pseudo op; closures are built with LOAD_FAST on the cell.
+LOAD_CLOSURE_IS_PSEUDO: Final = VERSION >= (3, 13)
+# 3.13: MAKE_FUNCTION takes no flags; SET_FUNCTION_ATTRIBUTE attaches defaults/closure/annotations.
+HAS_SET_FUNCTION_ATTRIBUTE: Final = VERSION >= (3, 13)
+# 3.13 fuses LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST.
+HAS_SUPERINSTRUCTIONS: Final = VERSION >= (3, 13)
+# 3.12: BINARY_SLICE / STORE_SLICE for a[b:c] with no step.
+HAS_BINARY_SLICE: Final = VERSION >= (3, 12)
+# 3.12: LOAD_GLOBAL / LOAD_ATTR / LOAD_SUPER_ATTR tuple args; 3.11 LOAD_GLOBAL already (push_null, name).
+
+
+def in_range(since: tuple[int, int] | None, until: tuple[int, int] | None) -> bool:
+    """True when the running version lies in [since, until] (both ends inclusive, None = open)."""
+    return (since is None or VERSION >= since) and (until is None or VERSION <= until)

@@ -39,6 +39,9 @@ LOAD_CLOSURE_IS_PSEUDO: Final = VERSION >= (3, 13)
 HAS_SET_FUNCTION_ATTRIBUTE: Final = VERSION >= (3, 13)
 # 3.13 fuses LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST.
 HAS_SUPERINSTRUCTIONS: Final = VERSION >= (3, 13)
+# An exhausted FOR_ITER pops the iterator and jumps to its target (3.11), or past the END_FOR there (3.12),
+# or past END_FOR + POP_TOP (3.13); `bytecode` labels the END_FOR itself.
+FOR_ITER_EXIT_SKIP: Final = {(3, 11): 0, (3, 12): 1}.get(VERSION, 2)
 # 3.12: BINARY_SLICE / STORE_SLICE for a[b:c] with no step.
 HAS_BINARY_SLICE: Final = VERSION >= (3, 12)
 # 3.12: LOAD_GLOBAL / LOAD_ATTR / LOAD_SUPER_ATTR tuple args; 3.11 LOAD_GLOBAL already (push_null, name).

@@ -86,6 +86,29 @@ class ArraySpec:
 Spec = ArraySpec | tuple | None
 
 
+class MethodCall:
+    """A node target that calls a method on its first argument: `MethodCall("sum")(x, axis=1)` is
+    `x.sum(axis=1)`. Front ends use it for `x.f(...)` so a graph runs exactly the method eager Python runs
+    (x.copy() and np.copy(x) differ in memory order, for example)."""
+
+    __slots__ = ("name",)
+    _interned: dict[str, "MethodCall"] = {}
+
+    def __new__(cls, name: str) -> "MethodCall":
+        inst = cls._interned.get(name)
+        if inst is None:
+            inst = super().__new__(cls)
+            inst.name = name
+            cls._interned[name] = inst
+        return inst
+
+    def __call__(self, obj: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(obj, self.name)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"MethodCall({self.name!r})"
+
+
 class Node:
     """One SSA value. `args`/`kwargs` hold Nodes and plain Python values (also nested in tuples/lists/slices).
 

@@ -1,0 +1,17 @@
+"""minidynamo: a small, readable TorchDynamo for NumPy programs.
+
+    import minidynamo as md
+    fast = md.compile(fn)          # bytecode-level capture with guards and a cache
+    print(md.explain(fn)(x, w))    # graphs, graph breaks, guards
+
+The lecture's tracing front end is here too: trace, run, F, LazyRunner, check_guards, TraceError.
+"""
+
+from . import config
+from .api import compile, explain, reset, stats
+from .errors import GraphBreakError, InternalError, MinidynamoError, TraceError
+from .tracing import F, LazyRunner, check_guards, run, trace
+
+__all__ = ["compile", "explain", "reset", "stats", "config", "trace", "run", "F", "LazyRunner", "check_guards",
+           "TraceError", "GraphBreakError", "InternalError", "MinidynamoError"]
+__version__ = "0.1.0"

@@ -1,0 +1,221 @@
+"""compile(), explain(), reset(): the public entry points, and the one place that catches internal errors.
+
+Imports everything below it. `compile(fn)` returns the generated dispatcher (a real function with fn's
+signature); its first call for new inputs captures (capture.interpreter), stitches the entry body
+(stitch.stitched), and adds a guarded entry to the function's cache (cache.FunctionCache).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import threading
+import time
+import types
+import warnings
+import weakref
+from typing import Any, Callable
+
+from . import config as _config
+from .backends import get_backend
+from .cache import Entry, FunctionCache
+from .capture.breaks import BreakReason
+from .capture.interpreter import capture_function
+from .errors import GraphBreak, GraphBreakError, InternalError
+from .guards import GuardSet, failures
+from .report import CaptureRecord, ExplainOutput, log
+from .stitch.stitched import build_body
+
+_ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
+GLOBAL_STATS = {"captures": 0, "cache_hits": 0, "guard_failures": 0, "recompiles": 0, "fallbacks": 0}
+
+
+class CompiledState:
+    """Everything minidynamo keeps for one compiled function (reachable as `wrapper._minidynamo`)."""
+
+    def __init__(self, fn: types.FunctionType, backend: Any, fullgraph: bool, options: dict) -> None:
+        self.fn = fn
+        self.backend = get_backend(backend)
+        self.fullgraph = fullgraph
+        self.options = options
+        self.cache = FunctionCache(fn, self.on_miss)
+        self.records: list[CaptureRecord] = []
+        self.skip_reason: str | None = None
+        self.warned_limit = False
+        self.lock = threading.RLock()
+        self._in_miss = threading.local()
+        _ALL.add(self)
+
+    def cfg(self) -> _config.Config:
+        return _config.current() if not self.options else _config.Config(
+            **{**_config.current().__dict__, **self.options})
+
+    # ---- the miss path (never on the warm path) -----------------------------------------------------
+    def on_miss(self, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            if self.skip_reason is not None or getattr(self._in_miss, "active", False):
+                return self.fn(*args, **kwargs)
+            cfg = self.cfg()
+            self._record_failures(args, kwargs)
+            if len(self.cache.entries) >= cfg.cache_size_limit:
+                self._warn_limit(cfg)
+                return self.fn(*args, **kwargs)
+            try:
+                self._capture(args, kwargs, cfg)
+            except GraphBreakError:
+                raise
+            except Exception as e:   # the one logged fallback: an internal error never reaches the user
+                if not cfg.suppress_errors:
+                    raise InternalError(f"capture of {self.fn.__qualname__} failed: {type(e).__name__}: {e}") from e
+                self.skip_reason = f"internal error during capture: {type(e).__name__}: {e}"
+                GLOBAL_STATS["fallbacks"] += 1
+                self.cache.stats.fallbacks += 1
+                log("recompiles").warning("minidynamo: %s runs eagerly: %s", self.fn.__qualname__, self.skip_reason)
+                return self.fn(*args, **kwargs)
+            self._in_miss.active = True
+        try:
+            return self.cache.dispatcher(*args, **kwargs)
+        finally:
+            self._in_miss.active = False
+
+    def _record_failures(self, args: tuple, kwargs: dict) -> None:
+        if not self.cache.entries:
+            return
+        values = _argument_values(self.fn, args, kwargs)
+        reasons = []
+        for e in self.cache.entries:
+            reasons += failures(e.guards, {**values, **self.cache.namespace})[:1]
+        self.cache.stats.guard_failures.append(reasons)
+        self.cache.stats.recompiles += 1
+        GLOBAL_STATS["guard_failures"] += 1
+        GLOBAL_STATS["recompiles"] += 1
+        log("recompiles").info("recompiling %s: %s", self.fn.__qualname__, "; ".join(reasons))
+
+    def _warn_limit(self, cfg: _config.Config) -> None:
+        if not self.warned_limit:
+            self.warned_limit = True
+            last = self.cache.stats.guard_failures[-1] if self.cache.stats.guard_failures else []
+            warnings.warn(f"minidynamo: {self.fn.__qualname__} hit the cache size limit ({cfg.cache_size_limit}); "
+                          f"further variants run eagerly. Last guard failures: {'; '.join(last)}",
+                          RuntimeWarning, stacklevel=4)
+
+    def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config) -> None:
+        record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag())
+        if record.reason is not None and self.fullgraph:
+            raise GraphBreakError(record.reason)
+        self.records.append(record)
+        self.cache.stats.captures += 1
+        GLOBAL_STATS["captures"] += 1
+        self.cache.add(record.entry)
+
+
+def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any, cfg: _config.Config,
+                 tag: str) -> CaptureRecord:
+    """Capture fn for these arguments: a compiled entry, or an eager entry with the break's reason."""
+    start = time.perf_counter()
+    try:
+        captured = capture_function(fn, args, kwargs, f"{fn.__name__}_{tag.strip('_')}", tag=tag,
+                                    inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions)
+    except GraphBreak as e:
+        ctx = getattr(e, "ctx", None)
+        guards = ctx.guards if ctx is not None else GuardSet()
+        entry = Entry(guards, [f"return ___eager({_forward(fn)})"], dict(ctx.namespace) if ctx else {}, tag)
+        record = CaptureRecord(fn, entry, None, e.reason, time.perf_counter() - start)
+        log("graph_breaks").info("graph break in %s: %s", fn.__qualname__, e.reason)
+        return record
+    ctx = captured.ctx
+    ctx.distinctness_guards()
+    body = build_body(ctx, captured.result)
+    compiled = backend(body.graph, [src for src, _ in ctx.inputs]) if body.lines[0].startswith("___o") else None
+    namespace = dict(body.namespace)
+    lines = list(body.lines)
+    if compiled is not None:
+        namespace[body.graph_key] = compiled
+        if not body.mutates:   # nothing has happened yet when the graph raises: plain Python re-runs it all
+            lines[0:1] = ["try:", f"    {lines[0]}", "except Exception:", f"    return ___eager({_forward(fn)})"]
+    entry = Entry(ctx.guards, lines, namespace, tag)
+    record = CaptureRecord(fn, entry, body.graph, None, time.perf_counter() - start)
+    log("graph_code").debug("graph of %s:\n%s", fn.__qualname__, body.graph)
+    log("guards").debug("guards of %s:\n%s", fn.__qualname__, ctx.guards)
+    return record
+
+
+def _forward(fn: types.FunctionType) -> str:
+    from .cache import signature_text
+    return signature_text(inspect.signature(fn))[1]
+
+
+def _argument_values(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bool = False,
+            dynamic: bool | None = None, options: dict | None = None) -> Any:
+    """Compile `fn` (or return a decorator): `@compile`, `@compile(backend="eager")`, `compile(fn)`."""
+    if fn is None:
+        return functools.partial(compile, backend=backend, fullgraph=fullgraph, dynamic=dynamic, options=options)
+    if dynamic:
+        raise NotImplementedError("compile(dynamic=True): automatic dynamic shapes are on the roadmap; "
+                                  "use dynamic=None or False (each new shape is captured separately)")
+    options = dict(options or {})
+    _config.Config(**options)   # unknown option names raise TypeError naming them
+    if isinstance(fn, types.MethodType):
+        return types.MethodType(compile(fn.__func__, backend=backend, fullgraph=fullgraph, options=options),
+                                fn.__self__)
+    if not callable(fn):
+        raise TypeError(f"compile() expects a function, got {type(fn).__name__}: {fn!r}")
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"compile() expects a Python function, got {type(fn).__name__} {fn!r} "
+                        "(builtins and C functions have no bytecode to capture)")
+    state = CompiledState(fn, backend, fullgraph, options)
+    wrapper = state.cache.dispatcher
+    functools.update_wrapper(wrapper, fn)
+    wrapper._minidynamo = state
+    return wrapper
+
+
+def _state_of(fn: Any) -> CompiledState | None:
+    fn = getattr(fn, "__func__", fn)
+    return getattr(fn, "_minidynamo", None)
+
+
+def explain(fn: Callable) -> Callable[..., ExplainOutput]:
+    """`explain(fn)(*args, **kwargs)`: capture once (nothing cached) and report graphs, breaks, guards."""
+    state = _state_of(fn)
+    target = state.fn if state is not None else getattr(fn, "__func__", fn)
+    if not isinstance(target, types.FunctionType):
+        raise TypeError(f"explain() expects a Python function or a compiled one, got {type(fn).__name__}")
+    backend = state.backend if state is not None else get_backend("numpy")
+    bound_self = (fn.__self__,) if isinstance(fn, types.MethodType) else ()
+
+    def run(*args: Any, **kwargs: Any) -> ExplainOutput:
+        record = capture_once(target, bound_self + args, kwargs, backend, _config.current(), "x0_")
+        return ExplainOutput.from_records(target, [record])
+
+    return run
+
+
+def stats(fn: Callable) -> Any:
+    """Counters of a compiled function: captures, hits, misses, recompiles, guard failures."""
+    state = _state_of(fn)
+    if state is None:
+        raise TypeError(f"stats() expects a function returned by minidynamo.compile, got {fn!r}")
+    s = state.cache.stats
+    s.hits = sum(e.hits[0] for e in state.cache.entries)
+    return s
+
+
+def reset() -> None:
+    """Forget every captured variant of every compiled function."""
+    for state in list(_ALL):
+        with state.lock:
+            state.cache.clear()
+            state.records.clear()
+            state.skip_reason = None
+            state.warned_limit = False
+
+
+_ = (BreakReason, logging)

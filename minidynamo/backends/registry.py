@@ -1,0 +1,40 @@
+"""The backend registry: name -> backend, where a backend turns a Graph into something that runs it.
+
+Imports nothing of the package. A backend is any callable `(graph, example_inputs) -> run`, where
+`run(*inputs)` returns the tuple of the graph's outputs; `compile(fn, backend=...)` accepts a registered
+name or such a callable directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+Backend = Callable[[Any, Sequence[Any]], Callable[..., tuple]]
+
+_BACKENDS: dict[str, Backend] = {}
+
+
+def register_backend(name: str, fn: Backend, *, replace: bool = False) -> Backend:
+    """Register `fn` under `name`; a second registration of a name needs `replace=True`. Returns fn."""
+    if not callable(fn):
+        raise TypeError(f"backend {name!r} must be callable, got {type(fn).__name__}")
+    if name in _BACKENDS and not replace and _BACKENDS[name] is not fn:
+        raise ValueError(f"backend {name!r} is already registered (pass replace=True to override)")
+    _BACKENDS[name] = fn
+    return fn
+
+
+def get_backend(name_or_callable: str | Backend) -> Backend:
+    """The backend registered under a name, or the callable itself when one is given."""
+    if callable(name_or_callable):
+        return name_or_callable
+    try:
+        return _BACKENDS[name_or_callable]
+    except (KeyError, TypeError):
+        known = ", ".join(repr(n) for n in list_backends())
+        raise ValueError(f"unknown backend {name_or_callable!r}; known backends: {known}") from None
+
+
+def list_backends() -> list[str]:
+    """Registered backend names, sorted."""
+    return sorted(_BACKENDS)

@@ -1,0 +1,272 @@
+"""CaptureContext: what one capture builds: the graph, its guards, the entry namespace, graph inputs and
+side effects. Imports graph, guards, capture.sources and capture.variables.
+
+`wrap(value, source)` turns a real Python value that existed before the call into a Var and installs the
+guards that make reusing the capture safe; `record(opdef, args, kwargs, target)` appends an op node.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import math
+import types
+from typing import Any
+
+import numpy as np
+
+from .. import guards as G
+from ..graph import ops
+from ..graph.ir import ArraySpec, Graph, Node, map_nodes
+from ..graph.meta import MetaError
+from .side_effects import SideEffects
+from .sources import NamespaceSource, Source, input_name
+from .variables.array import ArrayVar
+from .variables.base import Var, unsupported
+from .variables.builtins import BUILTINS, BuiltinVar
+from .variables.const import ConstVar
+from .variables.containers import DictVar, ListVar, SequenceVar, SliceVar, TupleVar
+from .variables.functions import BoundMethodVar, UserFunctionVar
+from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
+from .variables.objects import OpaqueVar, UserObjectVar
+
+_CONSTANT_TYPES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), range, slice)
+_LIBRARIES = (np, np.linalg, math)
+
+
+class CaptureContext:
+    """State shared by the root frame and every inlined frame of one capture."""
+
+    def __init__(self, name: str, tag: str = "") -> None:
+        self.tag = tag                    # keeps this capture's namespace names apart from other entries'
+        self.graph = Graph(name)
+        self.guards = G.GuardSet()
+        self.namespace: dict[str, Any] = {}
+        self.inputs: list[tuple[Source, Node]] = []
+        self.side_effects = SideEffects()
+        self.mutating_nodes: list[Node] = []
+        self._ns_keys: dict[int, str] = {}
+        self._inputs_by_expr: dict[str, ArrayVar] = {}
+        self._mutables: dict[int, tuple[Var, Source]] = {}
+        self._signatures: dict[Any, inspect.Signature] = {}
+
+    # ---- namespace -------------------------------------------------------------------------------------
+    def bind(self, obj: Any, kind: str = "k") -> str:
+        """A namespace name for `obj` (one name per object), for guards and the compiled entry."""
+        key = self._ns_keys.get(id(obj))
+        if key is None:
+            key = f"___{self.tag}{kind}{len(self.namespace)}"
+            self._ns_keys[id(obj)] = key
+            self.namespace[key] = obj
+        return key
+
+    def signature(self, fn: Any) -> inspect.Signature:
+        sig = self._signatures.get(fn)
+        if sig is None:
+            sig = self._signatures[fn] = inspect.signature(fn)
+        return sig
+
+    def guard(self, guards: list[G.Guard]) -> None:
+        for g in guards:
+            self.guards.add(g)
+
+    # ---- values from before the call ----------------------------------------------------------------
+    def wrap(self, value: Any, source: Source) -> Var:
+        """A Var for `value`, read from `source`, with the guards its specialization needs."""
+        expr, desc = source.expr(), source.describe()
+        t = type(value)
+        if t is np.ndarray or isinstance(value, np.generic):
+            return self._graph_input(value, source)
+        if isinstance(value, np.ndarray):       # subclasses (matrix, masked) behave differently: opaque
+            self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
+            return OpaqueVar(value, source)
+        if t in _CONSTANT_TYPES or t is np.dtype:
+            self.guard(G.guard_constant(expr, value, desc))
+            return ConstVar(value, source)
+        if t in (list, tuple, dict):
+            return self._wrap_container(value, source)
+        if isinstance(value, types.ModuleType) and value in _LIBRARIES:
+            self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
+            return LibraryModuleVar(value, source)
+        if isinstance(value, types.ModuleType):
+            self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
+            return UserObjectVar(value, source)
+        if ops.lookup_function(value) is not None:
+            self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
+            return NumpyFunctionVar(value, ops.lookup_function(value), source)
+        if isinstance(value, types.FunctionType):
+            self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
+            return UserFunctionVar(value, source)
+        if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType):
+            self.guard([G.Guard(f"{expr}.__func__", G.GuardKind.ID, value.__func__, desc)])
+            from .sources import AttrSource
+            return BoundMethodVar(value.__func__, self.wrap(value.__self__, AttrSource(source, "__self__")))
+        if isinstance(value, (types.BuiltinFunctionType, type)) and value in BUILTINS or value in (print,):
+            self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
+            return BuiltinVar(value, source)
+        if isinstance(value, type):
+            self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
+            return ConstVar(value, source)
+        if callable(value) and not hasattr(value, "__dict__"):
+            self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
+            return OpaqueVar(value, source)
+        self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
+        return self._dedupe_mutable(value, source, lambda: UserObjectVar(value, source))
+
+    def wrap_builtin(self, name: str, value: Any, globals_key: str) -> Var:
+        """A builtin read through LOAD_GLOBAL: guarded by the global of that name staying absent."""
+        self.guard([G.Guard(f"{globals_key}.get({name!r})", G.GuardKind.IS_NONE, None, f"global {name} (unset)")])
+        if value in BUILTINS or value is print or isinstance(value, type):
+            return BuiltinVar(value) if not (isinstance(value, type) and value not in BUILTINS) else ConstVar(value)
+        return OpaqueVar(value, NamespaceSource(self.bind(value), f"builtin {name}"))
+
+    def wrap_default(self, value: Any) -> Var:
+        """A default argument value of an inlined function (fixed by the function's identity guard)."""
+        if type(value) in _CONSTANT_TYPES:
+            return ConstVar(value)
+        return self.wrap(value, NamespaceSource(self.bind(value), "default argument"))
+
+    def _graph_input(self, value: Any, source: Source) -> ArrayVar:
+        expr = source.expr()
+        known = self._inputs_by_expr.get(expr)
+        if known is not None:
+            return known
+        self.guard(G.array_guards(expr, value, source.describe()))
+        name, i = input_name(source), 1
+        while name in self.graph.input_names:
+            name, i = f"{input_name(source)}_{i}", i + 1
+        node = self.graph.add_input(name, ArraySpec.of(value))
+        var = ArrayVar(node, source)
+        self.inputs.append((source, node))
+        self._inputs_by_expr[expr] = var
+        return var
+
+    def _wrap_container(self, value: Any, source: Source) -> Var:
+        from .sources import ItemSource
+        expr, desc = source.expr(), source.describe()
+        self.guard([G.Guard(expr, G.GuardKind.TYPE, type(value), desc)])
+        if type(value) is dict:
+            if not all(type(k) in (str, int) for k in value):
+                raise unsupported("unsupported", f"dict {desc} has keys that are not str/int")
+            self.guard([G.Guard(expr, G.GuardKind.DICT_KEYS, tuple(value), desc)])
+            return self._dedupe_mutable(value, source, lambda: LazyDictVar(self, value, source))
+        self.guard([G.Guard(expr, G.GuardKind.LEN, len(value), desc)])
+
+        def build() -> Var:
+            items = [self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)]
+            return TupleVar(items, source) if type(value) is tuple else ListVar(items, source)
+        return build() if type(value) is tuple else self._dedupe_mutable(value, source, build)
+
+    def _dedupe_mutable(self, value: Any, source: Source, make: Any) -> Var:
+        """One Var per mutable object, so a list passed twice is mutated once; aliasing is guarded."""
+        seen = self._mutables.get(id(value))
+        if seen is not None:
+            self.guard([G.Guard(source.expr(), G.GuardKind.ID, value, source.describe())])
+            return seen[0]
+        var = make()
+        self._mutables[id(value)] = (var, source)
+        return var
+
+    def distinctness_guards(self) -> None:
+        """Mutated objects must stay distinct from every other wrapped mutable of the same type."""
+        mutated = [v for v in self.side_effects.objects if v.source is not None]
+        for var in mutated:
+            for other, src in self._mutables.values():
+                if other is not var and other.python_type() is var.python_type():
+                    self.guard([G.Guard(f"{var.source.expr()} is not {src.expr()}", G.GuardKind.EQUALS, True,
+                                        f"{var.source.describe()} and {src.describe()} are different objects")])
+
+    # ---- graph building ------------------------------------------------------------------------------
+    def to_arg(self, var: Var) -> Any:
+        """The graph argument for a Var: a Node for arrays, the value for constants, nested for containers."""
+        if isinstance(var, ArrayVar):
+            return var.node
+        if isinstance(var, TupleVar):
+            return tuple(self.to_arg(v) for v in var.items)
+        if isinstance(var, ListVar):
+            return [self.to_arg(v) for v in var.items]
+        if isinstance(var, SliceVar):
+            return slice(*(self.to_arg(p) for p in var.parts))
+        if var.is_constant():
+            return var.as_constant()
+        raise unsupported("unsupported", f"{var.describe()} cannot be an argument of a graph op")
+
+    def record(self, opdef: ops.OpDef, args: list[Var], kwargs: dict[str, Var], target: Any) -> Var:
+        """Append `target(*args, **kwargs)` as an `opdef.name` node; returns the result's Var."""
+        g_args = tuple(self.to_arg(a) for a in args)
+        g_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
+        to_spec = lambda n: n.spec  # noqa: E731
+        s_args = [_spec_of_constant(a) for a in map_nodes(g_args, to_spec)]
+        s_kwargs = {k: _spec_of_constant(v) for k, v in map_nodes(g_kwargs, to_spec).items()}
+        try:
+            spec = opdef.meta(*s_args, **s_kwargs)
+        except MetaError as e:
+            raise unsupported("exception", f"{opdef.name}: {e}") from None
+        except (TypeError, ValueError, NotImplementedError) as e:
+            raise unsupported("unsupported", f"{opdef.name} with these arguments: {e}") from None
+        node = self.graph.call(opdef.name, target, g_args, g_kwargs, spec=spec)
+        if opdef.mutates or "out" in g_kwargs:
+            self.mutating_nodes.append(node)
+        if spec is None:
+            return ConstVar(None)
+        if isinstance(spec, tuple):
+            getitem = ops.get("getitem")
+            parts = []
+            for i, s in enumerate(spec):
+                parts.append(ArrayVar(self.graph.call(getitem.name, getitem.impl, (node, i), {}, spec=s)))
+            return ListVar(parts) if opdef.name in ("split", "array_split") else TupleVar(parts)
+        return ArrayVar(node)
+
+
+def _spec_of_constant(value: Any) -> Any:
+    """NumPy scalar constants take part in promotion as arrays (not weak like Python scalars)."""
+    if isinstance(value, np.generic):
+        return ArraySpec.of(value)
+    return value
+
+
+class LazyDictVar(DictVar):
+    """A dict that existed before the call: values are wrapped (and guarded) when first read."""
+
+    def __init__(self, ctx: CaptureContext, value: dict, source: Source) -> None:
+        super().__init__({}, source)
+        self._ctx, self._real = ctx, value
+        self._pending = {k: True for k in value}
+
+    def _resolve(self, k: Any) -> None:
+        from .sources import ItemSource
+        if self._pending.pop(k, None):
+            self.items[k] = self._ctx.wrap(self._real[k], ItemSource(self.source, k))
+
+    def _resolve_all(self) -> None:
+        for k in list(self._pending):
+            self._resolve(k)
+        # keep the original key order
+        self.items = {k: self.items[k] for k in self._real if k in self.items} | \
+            {k: v for k, v in self.items.items() if k not in self._real}
+
+    def getitem(self, frame, key):
+        self._resolve(self._key(key))
+        return super().getitem(frame, key)
+
+    def length(self, frame):
+        return len(self._pending) + len(self.items)
+
+    def iterate(self, frame):
+        self._resolve_all()
+        return super().iterate(frame)
+
+    def contains(self, frame, item):
+        k = self._key(item)
+        return ConstVar(k in self._pending or k in self.items)
+
+    def setitem(self, frame, key, value):
+        self._resolve_all()
+        super().setitem(frame, key, value)
+
+    def call_method(self, frame, name, args, kwargs):
+        self._resolve_all()
+        return super().call_method(frame, name, args, kwargs)
+
+
+_ = (builtins, SequenceVar)

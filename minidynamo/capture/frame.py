@@ -1,0 +1,120 @@
+"""Frame: the state of one function during symbolic execution (stack, locals, cells, instruction pointer).
+
+Imports capture.instructions, capture.variables and capture.sources. Handlers change a Frame and nothing
+else; `frame.ctx` is the CaptureContext shared with inlined frames; `frame.inline(...)` runs a callee.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from ..errors import GraphBreak
+from .breaks import INLINE
+from .instructions import Instructions, decode
+from .sources import CellSource, GlobalSource
+from .variables.base import Var, unsupported
+from .variables.functions import CellBox
+
+
+class Frame:
+    """One activation. `locals` maps names to Vars; `cells` maps cell/free variable names to CellBoxes."""
+
+    def __init__(self, ctx: Any, code: types.CodeType, locals_: dict[str, Var], closure: list[CellBox],
+                 globals_: dict, qualname: str, parent: "Frame | None" = None) -> None:
+        self.ctx = ctx
+        self.code = code
+        self.ins: Instructions = decode(code)
+        self.stack: list[Any] = []           # Vars, plus NULL markers (None) for CALL's null slot
+        self.locals: dict[str, Var] = dict(locals_)
+        self.cells: dict[str, CellBox] = {name: CellBox() for name in code.co_cellvars}
+        self.cells.update(zip(code.co_freevars, closure))
+        self.globals = globals_
+        self.globals_key = ctx.bind(globals_, "G")
+        self.qualname = qualname
+        self.parent = parent
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.ip = 0
+        self.current = 0                     # index of the instruction being executed
+        self.kw_names: tuple[str, ...] = ()  # set by KW_NAMES (3.11/3.12) for the next CALL
+        self.result: Var | None = None
+        self.steps = 0
+
+    # ---- stack ---------------------------------------------------------------------------------------
+    def push(self, value: Any) -> None:
+        self.stack.append(value)
+
+    def pop(self) -> Any:
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list[Any]:
+        if n == 0:
+            return []
+        items = self.stack[-n:]
+        del self.stack[-n:]
+        return items
+
+    def peek(self, depth: int = 1) -> Any:
+        return self.stack[-depth]
+
+    def jump(self, target: int) -> None:
+        self.ip = target
+
+    def target(self) -> int:
+        """Jump target of the current instruction, as an instruction index."""
+        return self.ins.targets[self.current]
+
+    # ---- names --------------------------------------------------------------------------------------
+    def load_local(self, name: str) -> Var:
+        try:
+            return self.locals[name]
+        except KeyError:
+            raise unsupported("exception", f"local variable {name!r} is unbound (UnboundLocalError)") from None
+
+    def load_global(self, name: str) -> Var:
+        written = self.ctx.side_effects.load_global(self.globals_key, name)
+        if written is not None:
+            return written
+        if name in self.globals:
+            return self.ctx.wrap(self.globals[name], GlobalSource(self.globals_key, name))
+        builtins_ns = self.globals.get("__builtins__", __builtins__)
+        builtins_ns = builtins_ns.__dict__ if isinstance(builtins_ns, types.ModuleType) else builtins_ns
+        if name in builtins_ns:
+            return self.ctx.wrap_builtin(name, builtins_ns[name], self.globals_key)
+        raise unsupported("exception", f"name {name!r} is not defined (NameError)")
+
+    def load_cell(self, name: str) -> Var:
+        box = self.cells[name]
+        if box.value is None and box.real is not None:
+            try:
+                contents = box.real.cell_contents
+            except ValueError:
+                raise unsupported("exception", f"free variable {name!r} is unbound") from None
+            box.value = self.ctx.wrap(contents, CellSource(self.ctx.bind(box.real, "cell"), name))
+        if box.value is None:
+            raise unsupported("exception", f"cell variable {name!r} is unbound")
+        return box.value
+
+    def store_cell(self, name: str, value: Var) -> None:
+        box = self.cells[name]
+        if box.real is not None:
+            raise unsupported("side_effect", f"writing the enclosing function's variable {name!r} (nonlocal)")
+        box.value = value
+
+    # ---- calls --------------------------------------------------------------------------------------
+    def inline(self, code: types.CodeType, args: dict[str, Var], closure: list[CellBox], globals_: dict,
+               qualname: str) -> Var:
+        """Run a callee symbolically in a child frame and return its result."""
+        from . import interpreter
+        if self.depth + 1 > self.ctx.inline_limit:
+            raise unsupported(INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
+        if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):   # generator, coroutine, iterable coroutine, async gen
+            raise unsupported("unsupported", f"{qualname} is a generator or coroutine")
+        child = Frame(self.ctx, code, args, closure, globals_, qualname, parent=self)
+        return interpreter.run_frame(child)
+
+    def location(self) -> tuple[str, int | None, str]:
+        return self.code.co_filename, self.ins.lineno(self.current), self.ins.source_line(self.current)
+
+
+_ = GraphBreak

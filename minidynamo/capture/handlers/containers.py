@@ -1,0 +1,112 @@
+"""Building and unpacking containers: BUILD_*, LIST_*, MAP_ADD, DICT_*, UNPACK_*."""
+
+from __future__ import annotations
+
+from bytecode import Instr
+
+from ..frame import Frame
+from ..variables.base import unsupported
+from ..variables.const import ConstVar
+from ..variables.containers import DictVar, ListVar, SliceVar, TupleVar
+from . import handler
+
+
+@handler("BUILD_TUPLE")
+def build_tuple(frame: Frame, inst: Instr) -> None:
+    # (items... -- tuple)
+    frame.push(TupleVar(frame.popn(inst.arg)))
+
+
+@handler("BUILD_LIST")
+def build_list(frame: Frame, inst: Instr) -> None:
+    # (items... -- list)
+    frame.push(ListVar(frame.popn(inst.arg)))
+
+
+@handler("BUILD_MAP")
+def build_map(frame: Frame, inst: Instr) -> None:
+    # (k1, v1, ..., kn, vn -- dict)
+    flat = frame.popn(2 * inst.arg)
+    frame.push(DictVar({k.as_constant(): v for k, v in zip(flat[::2], flat[1::2])}))
+
+
+@handler("BUILD_CONST_KEY_MAP")
+def build_const_key_map(frame: Frame, inst: Instr) -> None:
+    # (values..., keys_tuple -- dict)
+    keys = frame.pop().as_constant()
+    frame.push(DictVar(dict(zip(keys, frame.popn(inst.arg)))))
+
+
+@handler("BUILD_SLICE")
+def build_slice(frame: Frame, inst: Instr) -> None:
+    # (start, stop, [step] -- slice)
+    parts = frame.popn(inst.arg)
+    if len(parts) == 2:
+        parts.append(ConstVar(None))
+    if all(p.is_constant() for p in parts):
+        frame.push(ConstVar(slice(*(p.as_constant() for p in parts))))
+    else:
+        frame.push(SliceVar(*parts))
+
+
+@handler("LIST_APPEND")
+def list_append(frame: Frame, inst: Instr) -> None:
+    # (list, [arg-1 items], value -- list, [...])   comprehensions
+    value = frame.pop()
+    frame.peek(inst.arg).items.append(value)
+
+
+@handler("LIST_EXTEND")
+def list_extend(frame: Frame, inst: Instr) -> None:
+    # (list, [...], iterable -- list, [...])
+    iterable = frame.pop()
+    frame.peek(inst.arg).items.extend(iterable.iterate(frame))
+
+
+@handler("MAP_ADD")
+def map_add(frame: Frame, inst: Instr) -> None:
+    # (dict, [...], key, value -- dict, [...])
+    value, key = frame.pop(), frame.pop()
+    frame.peek(inst.arg).items[key.as_constant()] = value
+
+
+@handler("DICT_UPDATE", "DICT_MERGE")
+def dict_update(frame: Frame, inst: Instr) -> None:
+    # (dict, [...], mapping -- dict, [...])   DICT_MERGE is the same for ** in calls
+    mapping = frame.pop()
+    target = frame.peek(inst.arg)
+    if not isinstance(mapping, DictVar):
+        raise unsupported("unsupported", f"** of {mapping.describe()}")
+    for key in mapping.iterate(frame):
+        target.items[key.as_constant()] = mapping.getitem(frame, key)
+
+
+@handler("LIST_TO_TUPLE")
+def list_to_tuple(frame: Frame, inst: Instr) -> None:
+    # (list -- tuple)
+    frame.push(TupleVar(frame.pop().iterate(frame)))
+
+
+@handler("UNPACK_SEQUENCE")
+def unpack_sequence(frame: Frame, inst: Instr) -> None:
+    # (seq -- item_n-1, ..., item_0)   item 0 ends on top
+    items = frame.pop().iterate(frame)
+    if len(items) != inst.arg:
+        raise unsupported("exception", f"cannot unpack {len(items)} values into {inst.arg} (ValueError)")
+    for item in reversed(items):
+        frame.push(item)
+
+
+@handler("UNPACK_EX")
+def unpack_ex(frame: Frame, inst: Instr) -> None:
+    # (seq -- after..., starred_list, before...)   arg = before | (after << 8)
+    before, after = inst.arg & 0xFF, inst.arg >> 8
+    items = frame.pop().iterate(frame)
+    if len(items) < before + after:
+        raise unsupported("exception", "not enough values to unpack (ValueError)")
+    rest = items[before:len(items) - after]
+    for item in reversed(items[len(items) - after:]):
+        frame.push(item)
+    frame.push(ListVar(rest))
+    for item in reversed(items[:before]):
+        frame.push(item)

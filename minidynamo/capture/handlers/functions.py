@@ -1,0 +1,51 @@
+"""Function objects made during capture: MAKE_FUNCTION (3.11/3.12 with flags; 3.13 bare) and
+SET_FUNCTION_ATTRIBUTE (3.13). Closures, lambdas and 3.11's comprehension functions are NestedFunctionVars."""
+
+from __future__ import annotations
+
+from bytecode import Instr
+
+from ..frame import Frame
+from ..variables.containers import DictVar
+from ..variables.functions import NestedFunctionVar
+from . import handler
+
+_DEFAULTS, _KWDEFAULTS, _ANNOTATIONS, _CLOSURE = 0x01, 0x02, 0x04, 0x08
+
+
+def _apply(fn: NestedFunctionVar, flag: int, value) -> None:
+    if flag == _DEFAULTS:
+        fn.defaults = tuple(value.items)
+    elif flag == _KWDEFAULTS:
+        fn.kwdefaults = dict(value.items) if isinstance(value, DictVar) else {}
+    elif flag == _CLOSURE:
+        fn.closure = tuple(ref.box for ref in value.items)
+
+
+# https://docs.python.org/3.12/library/dis.html#opcode-MAKE_FUNCTION
+@handler("MAKE_FUNCTION", until=(3, 12))
+def make_function_3_11(frame: Frame, inst: Instr) -> None:
+    # ([defaults], [kwdefaults], [annotations], [closure], code -- function)
+    code = frame.pop().as_constant()
+    fn = NestedFunctionVar(code, frame.globals, code.co_qualname)
+    for flag in (_CLOSURE, _ANNOTATIONS, _KWDEFAULTS, _DEFAULTS):
+        if inst.arg & flag:
+            _apply(fn, flag, frame.pop())
+    frame.push(fn)
+
+
+# https://docs.python.org/3.13/library/dis.html#opcode-MAKE_FUNCTION
+@handler("MAKE_FUNCTION", since=(3, 13))
+def make_function(frame: Frame, inst: Instr) -> None:
+    # (code -- function)
+    code = frame.pop().as_constant()
+    frame.push(NestedFunctionVar(code, frame.globals, code.co_qualname))
+
+
+# https://docs.python.org/3.13/library/dis.html#opcode-SET_FUNCTION_ATTRIBUTE
+@handler("SET_FUNCTION_ATTRIBUTE", since=(3, 13))
+def set_function_attribute(frame: Frame, inst: Instr) -> None:
+    # (value, function -- function)
+    fn, value = frame.pop(), frame.pop()
+    _apply(fn, int(inst.arg), value)
+    frame.push(fn)

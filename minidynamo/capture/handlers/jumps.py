@@ -1,0 +1,129 @@
+"""Control flow: conditional and unconditional jumps, GET_ITER / FOR_ITER (loops are unrolled), RETURN_*."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from bytecode import Instr
+
+from ... import pyversion
+from ..frame import Frame
+from ..variables.base import Var
+from ..variables.containers import ListIteratorVar, wrap_constant
+from . import handler
+
+
+def pop_jump_if(frame: Frame, inst: Instr, take: Callable[[Frame, Var], bool]) -> None:
+    # (cond -- )   jump when take(cond); an array condition breaks inside as_bool (data-dependent)
+    if take(frame, frame.pop()):
+        frame.jump(frame.target())
+
+
+def _truthy(frame: Frame, v: Var) -> bool:
+    return v.as_bool(frame)
+
+
+def _is_none(v: Var) -> bool:
+    return v.is_constant() and v.as_constant() is None
+
+
+def _falsy(frame: Frame, v: Var) -> bool:
+    return not v.as_bool(frame)
+
+
+def _none(frame: Frame, v: Var) -> bool:
+    return _is_none(v)
+
+
+def _not_none(frame: Frame, v: Var) -> bool:
+    return not _is_none(v)
+
+
+# https://docs.python.org/3.12/library/dis.html#opcode-POP_JUMP_IF_TRUE  (3.11 spells direction in the name)
+@handler("POP_JUMP_IF_TRUE", since=(3, 12))
+def pop_jump_if_true(frame: Frame, inst: Instr) -> None:
+    pop_jump_if(frame, inst, _truthy)
+
+
+@handler("POP_JUMP_IF_FALSE", since=(3, 12))
+def pop_jump_if_false(frame: Frame, inst: Instr) -> None:
+    pop_jump_if(frame, inst, _falsy)
+
+
+@handler("POP_JUMP_IF_NONE", since=(3, 12))
+def pop_jump_if_none(frame: Frame, inst: Instr) -> None:
+    pop_jump_if(frame, inst, _none)
+
+
+@handler("POP_JUMP_IF_NOT_NONE", since=(3, 12))
+def pop_jump_if_not_none(frame: Frame, inst: Instr) -> None:
+    pop_jump_if(frame, inst, _not_none)
+
+
+@handler("POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE", until=(3, 11))
+def pop_jump_if_true_3_11(frame: Frame, inst: Instr) -> None:
+    pop_jump_if(frame, inst, _truthy)
+
+
+@handler("POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_FALSE", until=(3, 11))
+def pop_jump_if_false_3_11(frame: Frame, inst: Instr) -> None:
+    pop_jump_if(frame, inst, _falsy)
+
+
+@handler("POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NONE", until=(3, 11))
+def pop_jump_if_none_3_11(frame: Frame, inst: Instr) -> None:
+    pop_jump_if(frame, inst, _none)
+
+
+@handler("POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE", until=(3, 11))
+def pop_jump_if_not_none_3_11(frame: Frame, inst: Instr) -> None:
+    pop_jump_if(frame, inst, _not_none)
+
+
+# https://docs.python.org/3.11/library/dis.html#opcode-JUMP_IF_TRUE_OR_POP
+@handler("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP", until=(3, 11))
+def jump_if_or_pop_3_11(frame: Frame, inst: Instr) -> None:
+    # (cond -- cond) if jumping, else (cond -- )
+    want = inst.name == "JUMP_IF_TRUE_OR_POP"
+    if frame.peek().as_bool(frame) == want:
+        frame.jump(frame.target())
+    else:
+        frame.pop()
+
+
+@handler("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT")
+def jump(frame: Frame, inst: Instr) -> None:
+    # ( -- )
+    frame.jump(frame.target())
+
+
+@handler("GET_ITER")
+def get_iter(frame: Frame, inst: Instr) -> None:
+    # (iterable -- iterator)   the items are known at capture time: the loop is unrolled
+    value = frame.pop()
+    frame.push(value if isinstance(value, ListIteratorVar) else ListIteratorVar(value.iterate(frame)))
+
+
+# https://docs.python.org/3.13/library/dis.html#opcode-FOR_ITER
+@handler("FOR_ITER")
+def for_iter(frame: Frame, inst: Instr) -> None:
+    # (iter -- iter, next) or, exhausted, (iter -- ) and jump past the loop's END_FOR (see pyversion)
+    iterator = frame.peek()
+    item = iterator.next_item()
+    if item is not None:
+        frame.push(item)
+        return
+    frame.pop()
+    frame.jump(frame.target() + pyversion.FOR_ITER_EXIT_SKIP)
+
+
+@handler("RETURN_VALUE")
+def return_value(frame: Frame, inst: Instr) -> None:
+    # (value -- )
+    frame.result = frame.pop()
+
+
+@handler("RETURN_CONST", since=(3, 12))
+def return_const(frame: Frame, inst: Instr) -> None:
+    # ( -- )
+    frame.result = wrap_constant(inst.arg)

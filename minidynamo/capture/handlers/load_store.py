@@ -1,0 +1,162 @@
+"""Loads and stores of locals, constants, globals, cells and attributes (LOAD_*, STORE_*, DELETE_*)."""
+
+from __future__ import annotations
+
+from bytecode import Instr
+
+from ... import pyversion
+from ..frame import Frame
+from ..variables.const import ConstVar
+from ..variables.containers import wrap_constant
+from ..variables.functions import CellBox
+from ..variables.base import unsupported
+from . import handler
+
+
+@handler("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")
+def load_fast(frame: Frame, inst: Instr) -> None:
+    # ( -- value)   3.13 builds closures with LOAD_FAST on a cell (`bytecode` gives a CellVar/FreeVar arg)
+    if not isinstance(inst.arg, str):
+        frame.push(CellRef(frame.cells[inst.arg.name]))
+        return
+    frame.push(frame.load_local(inst.arg))
+
+
+# https://docs.python.org/3.12/library/dis.html#opcode-LOAD_FAST_AND_CLEAR
+@handler("LOAD_FAST_AND_CLEAR", since=(3, 12))
+def load_fast_and_clear(frame: Frame, inst: Instr) -> None:
+    # ( -- value_or_NULL)   inlined comprehensions save the outer variable; NULL (None here) if unbound
+    frame.push(frame.locals.pop(inst.arg, None))
+
+
+@handler("STORE_FAST")
+def store_fast(frame: Frame, inst: Instr) -> None:
+    # (value -- )   storing NULL (a restored, previously unbound comprehension variable) unbinds it
+    value = frame.pop()
+    if value is None:
+        frame.locals.pop(inst.arg, None)
+    else:
+        frame.locals[inst.arg] = value
+
+
+@handler("DELETE_FAST")
+def delete_fast(frame: Frame, inst: Instr) -> None:
+    # ( -- )
+    frame.load_local(inst.arg)
+    del frame.locals[inst.arg]
+
+
+@handler("LOAD_CONST")
+def load_const(frame: Frame, inst: Instr) -> None:
+    # ( -- constant)
+    frame.push(wrap_constant(inst.arg))
+
+
+@handler("LOAD_SMALL_INT")
+def load_small_int(frame: Frame, inst: Instr) -> None:
+    # ( -- int)
+    frame.push(ConstVar(inst.arg))
+
+
+# https://docs.python.org/3.11/library/dis.html#opcode-LOAD_GLOBAL
+@handler("LOAD_GLOBAL")
+def load_global(frame: Frame, inst: Instr) -> None:
+    # ( -- [NULL], value)   3.11/3.12 push the NULL first; 3.13 after the value
+    push_null, name = inst.arg
+    value = frame.load_global(name)
+    if push_null and not pyversion.NULL_AFTER_CALLABLE:
+        frame.push(None)
+    frame.push(value)
+    if push_null and pyversion.NULL_AFTER_CALLABLE:
+        frame.push(None)
+
+
+@handler("STORE_GLOBAL")
+def store_global(frame: Frame, inst: Instr) -> None:
+    # (value -- )
+    frame.ctx.side_effects.store_global(frame.globals_key, inst.arg, frame.pop())
+
+
+@handler("LOAD_DEREF")
+def load_deref(frame: Frame, inst: Instr) -> None:
+    # ( -- value)
+    frame.push(frame.load_cell(inst.arg.name))
+
+
+@handler("STORE_DEREF")
+def store_deref(frame: Frame, inst: Instr) -> None:
+    # (value -- )
+    frame.store_cell(inst.arg.name, frame.pop())
+
+
+@handler("LOAD_CLOSURE", until=(3, 12))
+def load_closure(frame: Frame, inst: Instr) -> None:
+    # ( -- cell)
+    frame.push(CellRef(frame.cells[inst.arg.name]))
+
+
+@handler("MAKE_CELL")
+def make_cell(frame: Frame, inst: Instr) -> None:
+    # ( -- )   an argument that is also a cell moves into its cell
+    name = inst.arg.name
+    if name in frame.locals:
+        frame.cells[name] = CellBox(frame.locals.pop(name))
+
+
+@handler("COPY_FREE_VARS")
+def copy_free_vars(frame: Frame, inst: Instr) -> None:
+    # ( -- )   the closure cells were given to the Frame
+    pass
+
+
+# https://docs.python.org/3.12/library/dis.html#opcode-LOAD_ATTR
+@handler("LOAD_ATTR", since=(3, 12))
+def load_attr(frame: Frame, inst: Instr) -> None:
+    # (obj -- attr) or, method form, (obj -- method_or_NULL, self_or_attr): we push NULL + bound attr
+    is_method, name = inst.arg
+    obj = frame.pop()
+    attr = obj.getattr(frame, name)
+    if is_method:
+        frame.push(attr)
+        frame.push(None) if pyversion.NULL_AFTER_CALLABLE else frame.stack.insert(len(frame.stack) - 1, None)
+    else:
+        frame.push(attr)
+
+
+@handler("LOAD_ATTR", until=(3, 11))
+def load_attr_3_11(frame: Frame, inst: Instr) -> None:
+    # (obj -- attr)
+    frame.push(frame.pop().getattr(frame, inst.arg))
+
+
+# https://docs.python.org/3.11/library/dis.html#opcode-LOAD_METHOD
+@handler("LOAD_METHOD", until=(3, 11))
+def load_method(frame: Frame, inst: Instr) -> None:
+    # (obj -- NULL, bound_attr)   we bind eagerly and leave the NULL slot empty
+    obj = frame.pop()
+    frame.push(None)
+    frame.push(obj.getattr(frame, inst.arg))
+
+
+@handler("STORE_ATTR")
+def store_attr(frame: Frame, inst: Instr) -> None:
+    # (value, obj -- )
+    obj, value = frame.pop(), frame.pop()
+    obj.setattr(frame, inst.arg, value)
+
+
+@handler("DELETE_ATTR")
+def delete_attr(frame: Frame, inst: Instr) -> None:
+    # (obj -- )
+    raise unsupported("side_effect", f"del of attribute {inst.arg!r}")
+
+
+class CellRef(ConstVar):
+    """A closure cell on the stack (LOAD_CLOSURE), on its way into MAKE_FUNCTION's closure tuple."""
+
+    def __init__(self, box: CellBox) -> None:
+        super().__init__(box)
+        self.box = box
+
+    def is_constant(self) -> bool:
+        return False

@@ -1,0 +1,82 @@
+"""Decode a code object into the flat instruction list the symbolic interpreter walks.
+
+Imports pyversion and `bytecode`. `decode(code)` returns an `Instructions`: real instructions only (labels
+resolved to indices, TryBegin/TryEnd turned into a per-instruction "inside a try block" flag), with 3.13's
+fused superinstructions split into their two halves so each handler sees one operation. Each split half
+keeps the original instruction's location for line numbers and break reports.
+"""
+
+from __future__ import annotations
+
+import linecache
+import types
+from dataclasses import dataclass, field
+
+import bytecode
+from bytecode import Instr, Label, TryBegin, TryEnd
+
+from .. import pyversion
+
+# 3.13 superinstructions and the two plain opcodes each one stands for.
+_FUSED = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+}
+
+
+@dataclass
+class Instructions:
+    """A decoded code object: `instrs[i]` with jump targets as indices in `targets[i]`."""
+
+    code: types.CodeType
+    instrs: list[Instr]
+    targets: dict[int, int] = field(default_factory=dict)    # instruction index -> jump target index
+    in_try: list[bool] = field(default_factory=list)          # covered by an exception-table entry
+
+    def lineno(self, index: int) -> int | None:
+        loc = self.instrs[index].location if 0 <= index < len(self.instrs) else None
+        return loc.lineno if loc is not None else None
+
+    def source_line(self, index: int) -> str:
+        line = self.lineno(index)
+        if line is None:
+            return ""
+        return linecache.getline(self.code.co_filename, line).strip()
+
+
+def _split(instr: Instr) -> list[Instr]:
+    halves = _FUSED.get(instr.name)
+    if halves is None:
+        return [instr]
+    a, b = instr.arg
+    return [Instr(halves[0], a, location=instr.location), Instr(halves[1], b, location=instr.location)]
+
+
+_cache: dict[types.CodeType, Instructions] = {}
+
+
+def decode(code: types.CodeType) -> Instructions:
+    """Decode `code` once (cached per code object)."""
+    cached = _cache.get(code)
+    if cached is not None:
+        return cached
+    instrs: list[Instr] = []
+    in_try: list[bool] = []
+    label_at: dict[Label, int] = {}
+    depth = 0
+    for item in bytecode.Bytecode.from_code(code):
+        if isinstance(item, Label):
+            label_at[item] = len(instrs)
+        elif isinstance(item, TryBegin):
+            depth += 1
+        elif isinstance(item, TryEnd):
+            depth -= 1
+        elif isinstance(item, Instr):
+            for part in _split(item) if pyversion.HAS_SUPERINSTRUCTIONS else [item]:
+                instrs.append(part)
+                in_try.append(depth > 0)
+    targets = {i: label_at[ins.arg] for i, ins in enumerate(instrs) if isinstance(ins.arg, Label)}
+    result = Instructions(code, instrs, targets, in_try)
+    _cache[code] = result
+    return result

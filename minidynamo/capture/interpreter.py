@@ -1,0 +1,90 @@
+"""The symbolic interpreter loop: fetch an instruction, dispatch to its handler, and catch GraphBreak in
+one place to attach where it happened. Imports capture.frame, capture.handlers and capture.breaks.
+
+`capture_function(fn, args, kwargs, ...)` is the entry point: it wraps the real arguments as Vars (which
+installs guards), runs the function's code, and returns a `Captured` (context + return value) or raises
+GraphBreak with a located BreakReason.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import GraphBreak
+from .breaks import BreakReason
+from .context import CaptureContext
+from .frame import Frame
+from .handlers import HANDLERS, UNSUPPORTED
+from .sources import LocalSource
+from .variables.base import Var, unsupported
+from .variables.functions import CellBox
+
+
+@dataclass
+class Captured:
+    ctx: CaptureContext
+    result: Var
+
+
+def run_frame(frame: Frame) -> Var:
+    """Execute `frame` to its return; a GraphBreak leaving it carries this frame's location."""
+    instrs = frame.ins.instrs
+    limit = frame.ctx.max_steps
+    try:
+        while frame.result is None:
+            frame.current = frame.ip
+            instr = instrs[frame.ip]
+            frame.ip += 1
+            frame.ctx.steps += 1
+            if frame.ctx.steps > limit:
+                raise unsupported("unsupported", f"capture exceeded {limit} symbolic steps")
+            handler = HANDLERS.get(instr.name)
+            if handler is None:
+                why = UNSUPPORTED.get(instr.name, "no handler for this opcode")
+                raise unsupported("unsupported", f"opcode {instr.name}: {why}")
+            handler(frame, instr)
+    except GraphBreak as e:
+        _locate(e.reason, frame)
+        raise
+    return frame.result
+
+
+def _locate(reason: BreakReason, frame: Frame) -> None:
+    filename, lineno, text = frame.location()
+    where = f"{frame.qualname} ({filename}:{lineno}) `{text}`"
+    if reason.lineno is None and not reason.filename:
+        reason.filename, reason.lineno, reason.source_line = filename, lineno, text
+        reason.function = frame.qualname
+        reason.opname = frame.ins.instrs[frame.current].name
+    else:
+        reason.stack.append(where)
+
+
+def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: str, *, tag: str,
+                     inline_limit: int, max_steps: int) -> Captured:
+    """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
+    A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again."""
+    ctx = CaptureContext(name, tag)
+    ctx.inline_limit, ctx.max_steps, ctx.steps = inline_limit, max_steps, 0
+    sig = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    try:
+        locals_ = {p: ctx.wrap(v, LocalSource(p)) for p, v in bound.arguments.items()}
+    except GraphBreak as e:
+        e.ctx = ctx
+        raise
+    closure = [CellBox(real=c) for c in (fn.__closure__ or ())]
+    try:
+        frame = Frame(ctx, fn.__code__, locals_, closure, fn.__globals__, fn.__qualname__)
+        result = run_frame(frame)
+    except GraphBreak as e:
+        e.ctx = ctx
+        raise
+    return Captured(ctx, result)
+
+
+_ = Any

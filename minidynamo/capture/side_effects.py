@@ -1,0 +1,31 @@
+"""Mutations made during capture, replayed by the compiled entry after the graph ran. Imports nothing else.
+
+Capture tracks mutated objects symbolically (a ListVar's items, a UserObjectVar's written attributes, a
+global's new value), so later reads see the new values. What the caller can observe is only the final
+state of each object, which the entry writes back in the order the objects were first mutated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SideEffects:
+    """Ordered record of mutated objects and written globals."""
+
+    def __init__(self) -> None:
+        self.objects: list[Any] = []                     # ListVar / DictVar / UserObjectVar, first mutation order
+        self.globals: dict[tuple[str, str], Any] = {}    # (globals_key, name) -> Var, in first-write order
+
+    def mutated(self, var: Any) -> None:
+        if not any(v is var for v in self.objects):
+            self.objects.append(var)
+
+    def store_global(self, globals_key: str, name: str, var: Any) -> None:
+        self.globals[(globals_key, name)] = var
+
+    def load_global(self, globals_key: str, name: str) -> Any | None:
+        return self.globals.get((globals_key, name))
+
+    def __bool__(self) -> bool:
+        return bool(self.objects or self.globals)

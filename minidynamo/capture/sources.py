@@ -1,0 +1,113 @@
+"""Where a value came from, as a Python expression the guards and the compiled entry can evaluate.
+
+Imports nothing of the package. Expressions are over the compiled function's parameter names plus names
+bound in the entry's namespace (`___G0` for a globals dict, `___k3` for a captured object such as a
+closure cell). `expr()` is evaluated on every call, so sources keep arrays fresh: an array held by a
+global, a closure, an attribute or a dict is read again each time, never baked in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Source:
+    """Base class: `expr()` is a Python expression for the value; `describe()` a human name for reports."""
+
+    def expr(self) -> str:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self.expr()
+
+    def __str__(self) -> str:
+        return self.expr()
+
+
+@dataclass(frozen=True, eq=True)
+class LocalSource(Source):
+    """A parameter of the compiled function."""
+
+    name: str
+
+    def expr(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, eq=True)
+class NamespaceSource(Source):
+    """An object bound in the entry's namespace under `key` (a globals dict, a closure cell, a module)."""
+
+    key: str
+    label: str = ""
+
+    def expr(self) -> str:
+        return self.key
+
+    def describe(self) -> str:
+        return self.label or self.key
+
+
+@dataclass(frozen=True, eq=True)
+class GlobalSource(Source):
+    """`globals_key[name]`: a module global of the function that read it."""
+
+    globals_key: str
+    name: str
+
+    def expr(self) -> str:
+        return f"{self.globals_key}[{self.name!r}]"
+
+    def describe(self) -> str:
+        return f"global {self.name}"
+
+
+@dataclass(frozen=True, eq=True)
+class CellSource(Source):
+    """The contents of a closure cell bound in the namespace under `cell_key`."""
+
+    cell_key: str
+    name: str
+
+    def expr(self) -> str:
+        return f"{self.cell_key}.cell_contents"
+
+    def describe(self) -> str:
+        return f"closure variable {self.name}"
+
+
+@dataclass(frozen=True, eq=True)
+class AttrSource(Source):
+    base: Source
+    name: str
+
+    def expr(self) -> str:
+        return f"{self.base.expr()}.{self.name}"
+
+    def describe(self) -> str:
+        return f"{self.base.describe()}.{self.name}"
+
+
+@dataclass(frozen=True, eq=True)
+class ItemSource(Source):
+    """`base[key]` for a constant key (dict key, list/tuple index)."""
+
+    base: Source
+    key: object
+
+    def expr(self) -> str:
+        return f"{self.base.expr()}[{self.key!r}]"
+
+    def describe(self) -> str:
+        return f"{self.base.describe()}[{self.key!r}]"
+
+
+def input_name(source: Source) -> str:
+    """A readable Python identifier for a graph input read from `source` (p['W1'] -> p_W1)."""
+    text = source.describe().replace("global ", "").replace("closure variable ", "")
+    out = "".join(c if c.isalnum() else "_" for c in text).strip("_")
+    while "__" in out:
+        out = out.replace("__", "_")
+    if not out or out[0].isdigit():
+        out = "v_" + out
+    return out

@@ -1,0 +1,115 @@
+"""ArrayVar: an ndarray or NumPy scalar that lives in the graph (a Node with an ArraySpec).
+
+Imports graph.ir, graph.ops and variables.base/const. Operators, methods, attributes and indexing on an
+ArrayVar record op nodes through `frame.ctx.record(...)`; anything that needs the array's values (bool(),
+.item(), a boolean mask's result shape) raises a data-dependent graph break.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...graph import ops
+from ...graph.ir import ArraySpec, MethodCall, Node
+from ..breaks import DATA_DEPENDENT
+from .base import Var, unsupported
+from .const import ConstVar
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+
+# Attributes that are Python values determined by the spec alone.
+_SPEC_ATTRS = {
+    "shape": lambda s: s.shape, "ndim": lambda s: s.ndim, "dtype": lambda s: s.dtype, "size": lambda s: s.size,
+    "itemsize": lambda s: s.dtype.itemsize, "nbytes": lambda s: s.size * s.dtype.itemsize,
+}
+# Methods whose result needs the data: a graph break, as Dynamo does for .item() and .tolist().
+_VALUE_METHODS = {"item", "tolist", "tobytes", "__bool__", "__float__", "__int__", "__index__", "nonzero"}
+# ndarray methods taking a shape or axes as varargs (x.reshape(2, 3)) or as one tuple (x.reshape((2, 3))).
+_VARARGS_METHODS = {"reshape", "transpose"}
+
+
+class ArrayVar(Var):
+    """A graph value. `spec` is its ArraySpec; `node` the graph node that computes it."""
+
+    def __init__(self, node: Node, source=None) -> None:
+        self.node = node
+        self.source = source
+
+    @property
+    def spec(self) -> ArraySpec:
+        return self.node.spec
+
+    def describe(self) -> str:
+        return f"ArrayVar {self.spec}"
+
+    def python_type(self) -> type:
+        return self.spec.dtype.type if self.spec.scalar else np.ndarray
+
+    def as_bool(self, frame: "Frame") -> bool:
+        raise unsupported(DATA_DEPENDENT, f"branch on the value of {self.describe()} (data-dependent)")
+
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        if name in _SPEC_ATTRS:
+            from .containers import wrap_constant
+            return wrap_constant(_SPEC_ATTRS[name](self.spec))
+        if name == "T":
+            return frame.ctx.record(ops.get("transpose"), [self], {}, target=MethodCall("transpose"))
+        if name in ("real", "imag"):
+            return frame.ctx.record(ops.get(name), [self], {}, target=operator.attrgetter(name))
+        if name in _VALUE_METHODS or callable(getattr(np.ndarray, name, None)):
+            return ArrayMethodVar(self, name)
+        raise unsupported("unsupported", f"array attribute {name!r}")
+
+    def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
+        if name in _VALUE_METHODS:
+            raise unsupported(DATA_DEPENDENT, f"x.{name}() needs the array's values")
+        opdef = ops.METHODS.get(name)
+        if opdef is None:
+            raise unsupported("unsupported", f"array method {name!r} has no registered op")
+        if name in _VARARGS_METHODS and len(args) > 1:
+            from .containers import TupleVar
+            args = [TupleVar(list(args))]
+        return frame.ctx.record(opdef, [self, *args], kwargs, target=MethodCall(name))
+
+    def getitem(self, frame: "Frame", key: Var) -> Var:
+        index = frame.ctx.to_arg(key)
+        if ops.is_data_dependent_index(index) if hasattr(ops, "is_data_dependent_index") else False:
+            raise unsupported(DATA_DEPENDENT, "boolean-mask indexing has a data-dependent shape")
+        return frame.ctx.record(ops.get("getitem"), [self, key], {}, target=operator.getitem)
+
+    def setitem(self, frame: "Frame", key: Var, value: Var) -> None:
+        if self.spec.scalar:
+            raise unsupported("exception", "NumPy scalars do not support item assignment")
+        frame.ctx.record(ops.get("setitem"), [self, key, value], {}, target=operator.setitem)
+
+    def iterate(self, frame: "Frame") -> list[Var]:
+        n = self.length(frame)
+        return [self.getitem(frame, ConstVar(i)) for i in range(n)]
+
+    def length(self, frame: "Frame") -> int:
+        if self.spec.ndim == 0:
+            raise unsupported("exception", "len() of a 0-d array raises TypeError")
+        return self.spec.shape[0]
+
+    def contains(self, frame: "Frame", item: Var) -> Var:
+        raise unsupported(DATA_DEPENDENT, "`in` on an array depends on its values")
+
+    def reconstruct(self, out: Any) -> str:
+        return out.graph_value(self)
+
+
+class ArrayMethodVar(Var):
+    """`x.sum` before it is called."""
+
+    def __init__(self, array: ArrayVar, name: str) -> None:
+        self.array, self.name = array, name
+
+    def describe(self) -> str:
+        return f"method ndarray.{self.name}"
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        return self.array.call_method(frame, self.name, args, kwargs)

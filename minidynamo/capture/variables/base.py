@@ -1,0 +1,89 @@
+"""The base of all symbolic values: `Var`, whose methods answer what a handler asks or raise GraphBreak.
+
+Imports errors and capture.breaks. Handlers never switch on Var types; they call `value.getattr(...)`,
+`value.call(...)`, `value.as_bool(...)` and each subclass answers for its own kind of value. A method a
+subclass does not override raises `Unsupported` naming the value and the operation, which the interpreter
+turns into a graph break with that reason.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...errors import Unsupported
+from ..breaks import BreakReason
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+    from ..sources import Source
+
+
+def unsupported(category: str, message: str) -> Unsupported:
+    return Unsupported(BreakReason(category, message))
+
+
+class Var:
+    """A value during symbolic execution. `source` says where it came from when it existed before the call."""
+
+    source: "Source | None" = None
+
+    def describe(self) -> str:
+        """Short text for break reasons, e.g. `ArrayVar f64[4,8]` or `ConstVar 3`."""
+        return type(self).__name__
+
+    # ---- what a value is ------------------------------------------------------------------------------
+    def is_constant(self) -> bool:
+        """True when the value is a Python constant known at capture time (as_constant() works)."""
+        return False
+
+    def as_constant(self) -> Any:
+        raise unsupported("unsupported", f"{self.describe()} is not a Python constant here")
+
+    def python_type(self) -> type:
+        raise unsupported("unsupported", f"the type of {self.describe()} is not known at capture time")
+
+    # ---- operations ------------------------------------------------------------------------------------
+    def as_bool(self, frame: "Frame") -> bool:
+        raise unsupported("unsupported", f"truth value of {self.describe()}")
+
+    def getattr(self, frame: "Frame", name: str) -> "Var":
+        raise unsupported("unsupported", f"attribute {name!r} of {self.describe()}")
+
+    def setattr(self, frame: "Frame", name: str, value: "Var") -> None:
+        raise unsupported("side_effect", f"setting attribute {name!r} on {self.describe()}")
+
+    def call(self, frame: "Frame", args: list["Var"], kwargs: dict[str, "Var"]) -> "Var":
+        raise unsupported("call", f"calling {self.describe()}")
+
+    def call_method(self, frame: "Frame", name: str, args: list["Var"], kwargs: dict[str, "Var"]) -> "Var":
+        return self.getattr(frame, name).call(frame, args, kwargs)
+
+    def getitem(self, frame: "Frame", key: "Var") -> "Var":
+        raise unsupported("unsupported", f"indexing {self.describe()}")
+
+    def setitem(self, frame: "Frame", key: "Var", value: "Var") -> None:
+        raise unsupported("side_effect", f"item assignment on {self.describe()}")
+
+    def delitem(self, frame: "Frame", key: "Var") -> None:
+        raise unsupported("side_effect", f"item deletion on {self.describe()}")
+
+    def iterate(self, frame: "Frame") -> list["Var"]:
+        """All items this value yields when iterated (loops over it are unrolled)."""
+        raise unsupported("unsupported", f"iterating over {self.describe()}")
+
+    def length(self, frame: "Frame") -> int:
+        raise unsupported("unsupported", f"len() of {self.describe()}")
+
+    def contains(self, frame: "Frame", item: "Var") -> "Var":
+        raise unsupported("unsupported", f"`in` on {self.describe()}")
+
+    # ---- leaving capture ---------------------------------------------------------------------------------
+    def reconstruct(self, out: Any) -> str:
+        """A Python expression, in the compiled entry, that evaluates to this value after the graph ran.
+        `out` is the stitch.Emitter (graph outputs, namespace constants)."""
+        if self.source is not None:
+            return self.source.expr()
+        raise unsupported("reconstruct", f"cannot rebuild {self.describe()} outside the graph")
+
+    def __repr__(self) -> str:
+        return self.describe()

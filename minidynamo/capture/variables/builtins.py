@@ -1,0 +1,203 @@
+"""Python builtins during capture: folded on constants, unrolled over containers, recorded as graph ops on
+arrays where Python would call a NumPy operator (abs(x), sum(list_of_arrays)). Imports variables.*.
+
+`BUILTINS` maps each supported builtin to a small function `(frame, args, kwargs) -> Var`; a builtin not
+in the table (print, input, open, id, ...) is a call capture cannot make, hence a graph break.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..breaks import CALL, DATA_DEPENDENT
+from .base import Var, unsupported
+from .const import ConstVar, all_constant, fold
+from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, wrap_constant
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+
+Impl = Callable[["Frame", Any, list[Var], dict[str, Var]], Var]
+BUILTINS: dict[Any, Impl] = {}
+
+# Folded when every argument is a constant; otherwise handled by the table entry or a break.
+_PURE = {abs, min, max, round, divmod, pow, int, float, complex, bool, str, len, sorted, any, all, sum, repr,
+         hash, ord, chr, hex, bin, oct, isinstance, issubclass, range, slice, tuple, list, dict, type, format}
+
+
+def builtin(*fns: Any) -> Callable[[Impl], Impl]:
+    def deco(impl: Impl) -> Impl:
+        for fn in fns:
+            BUILTINS[fn] = impl
+        return impl
+    return deco
+
+
+class BuiltinVar(Var):
+    """A builtin function such as len or range."""
+
+    def __init__(self, fn: Any, source=None) -> None:
+        self.fn, self.source = fn, source
+
+    def describe(self) -> str:
+        return f"builtin {self.fn.__name__}"
+
+    def is_constant(self) -> bool:
+        return True
+
+    def as_constant(self) -> Any:
+        return self.fn
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        if self.fn in _PURE and all_constant(args, kwargs) and self.fn not in (tuple, list, dict):
+            return fold(frame, self.fn, *[a.as_constant() for a in args],
+                        **{k: v.as_constant() for k, v in kwargs.items()})
+        impl = BUILTINS.get(self.fn)
+        if impl is None:
+            raise unsupported(CALL, f"call to builtin {self.fn.__name__}() is not captured")
+        return impl(frame, self.fn, args, kwargs)
+
+    def reconstruct(self, out: Any) -> str:
+        return out.constant(self.fn)
+
+
+def _no_kwargs(name: str, kwargs: dict) -> None:
+    if kwargs:
+        raise unsupported("unsupported", f"{name}() with keyword arguments")
+
+
+@builtin(len)
+def _len(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    _no_kwargs("len", kwargs)
+    return ConstVar(args[0].length(frame))
+
+
+@builtin(isinstance)
+def _isinstance(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    classes = args[1].as_constant()
+    return ConstVar(issubclass(args[0].python_type(), classes))
+
+
+@builtin(type)
+def _type(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    if len(args) != 1:
+        raise unsupported("unsupported", "type() with 3 arguments")
+    return ConstVar(args[0].python_type())
+
+
+@builtin(tuple, list)
+def _sequence(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    _no_kwargs("tuple/list", kwargs)
+    items = args[0].iterate(frame) if args else []
+    return TupleVar(items) if fn is tuple else ListVar(items)
+
+
+@builtin(dict)
+def _dict(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    items: dict[Any, Var] = {}
+    if args:
+        src = args[0]
+        if isinstance(src, DictVar):
+            items.update(src.items)
+        else:
+            for pair in src.iterate(frame):
+                k, v = pair.iterate(frame)
+                items[k.as_constant()] = v
+    items.update(kwargs)
+    return DictVar(items)
+
+
+@builtin(zip)
+def _zip(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    _no_kwargs("zip", kwargs)
+    columns = [a.iterate(frame) for a in args]
+    return ListIteratorVar([TupleVar(list(row)) for row in zip(*columns)])
+
+
+@builtin(enumerate)
+def _enumerate(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    start = (args[1] if len(args) > 1 else kwargs.get("start", ConstVar(0))).as_constant()
+    return ListIteratorVar([TupleVar([ConstVar(i + start), v]) for i, v in enumerate(args[0].iterate(frame))])
+
+
+@builtin(reversed)
+def _reversed(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    return ListIteratorVar(list(reversed(args[0].iterate(frame))))
+
+
+@builtin(iter)
+def _iter(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    if len(args) != 1:
+        raise unsupported("unsupported", "iter() with a sentinel")
+    return args[0] if isinstance(args[0], ListIteratorVar) else ListIteratorVar(args[0].iterate(frame))
+
+
+@builtin(next)
+def _next(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    it = args[0]
+    if not isinstance(it, ListIteratorVar):
+        raise unsupported("unsupported", f"next() on {it.describe()}")
+    item = it.next_item()
+    if item is None:
+        if len(args) > 1:
+            return args[1]
+        raise unsupported("exception", "next() raised StopIteration")
+    return item
+
+
+@builtin(range)
+def _range(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    raise unsupported(DATA_DEPENDENT, "range() bound is not a Python constant (it comes from array values)")
+
+
+@builtin(abs)
+def _abs(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    from .operators import unary_op
+    return unary_op(frame, "abs", args[0])
+
+
+@builtin(sum)
+def _sum(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    from .operators import binary_op
+    total: Var = args[1] if len(args) > 1 else kwargs.get("start", ConstVar(0))
+    for item in args[0].iterate(frame):
+        total = binary_op(frame, "+", total, item)
+    return total
+
+
+@builtin(min, max)
+def _minmax(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    items = args[0].iterate(frame) if len(args) == 1 else args
+    if all(i.is_constant() for i in items) and not kwargs:
+        return wrap_constant(fn(i.as_constant() for i in items))
+    raise unsupported(DATA_DEPENDENT, "min()/max() over arrays compares their values")
+
+
+@builtin(float, int, bool, complex)
+def _convert(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    raise unsupported(DATA_DEPENDENT, f"{args[0].describe() if args else 'value'} converted to a Python number")
+
+
+@builtin(any, all)
+def _anyall(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    return ConstVar(fn(item.as_bool(frame) for item in args[0].iterate(frame)))
+
+
+@builtin(getattr)
+def _getattr(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    name = args[1].as_constant()
+    if len(args) == 3:
+        try:
+            return args[0].getattr(frame, name)
+        except Exception:
+            raise unsupported("unsupported", "getattr() with a default") from None
+    return args[0].getattr(frame, name)
+
+
+@builtin(hasattr)
+def _hasattr(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    raise unsupported("unsupported", "hasattr() is not captured")
+
+
+_ = builtins

@@ -1,0 +1,145 @@
+"""ConstVar: a Python value known at capture time (int, float, complex, bool, str, None, slice, Ellipsis,
+range, NumPy dtypes, scalar types and NumPy scalar constants). Imports variables.base.
+
+Its value is specialized: whoever created it from a source installed a guard on that value, so operations
+on it are folded at capture time and the result is again a ConstVar.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .base import Var, unsupported
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+
+# Literals the compiled entry can spell with repr(); anything else is bound in its namespace.
+_LITERAL_TYPES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
+
+# Methods of immutable constants that are safe to fold (no side effects, deterministic).
+_PURE_METHODS = {
+    str: {"format", "join", "upper", "lower", "strip", "split", "replace", "startswith", "endswith", "lstrip",
+          "rstrip", "title", "capitalize", "count", "find", "index", "isdigit", "isidentifier", "zfill"},
+    int: {"bit_length", "to_bytes", "conjugate", "__index__"},
+    float: {"is_integer", "as_integer_ratio", "hex", "conjugate"},
+    complex: {"conjugate"},
+    range: {"index", "count"},
+    slice: {"indices"},
+}
+
+
+class ConstVar(Var):
+    """A Python constant. `ConstVar(3)`, `ConstVar(np.dtype('float32'))`, `ConstVar(slice(1, None))`."""
+
+    def __init__(self, value: Any, source=None) -> None:
+        self.value = value
+        self.source = source
+
+    def describe(self) -> str:
+        text = repr(self.value)
+        return f"ConstVar {text if len(text) < 40 else text[:37] + '...'}"
+
+    def is_constant(self) -> bool:
+        return True
+
+    def as_constant(self) -> Any:
+        return self.value
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def as_bool(self, frame: "Frame") -> bool:
+        return bool(self.value)
+
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        v = self.value
+        if isinstance(v, (np.dtype, np.generic, int, float, complex, slice, range)) or v is None:
+            try:
+                attr = getattr(v, name)
+            except AttributeError as e:
+                raise unsupported("exception", f"{type(v).__name__} has no attribute {name!r}: {e}") from None
+            if callable(attr) and not isinstance(attr, (type, np.dtype)):
+                return BoundConstMethodVar(self, name)
+            return ConstVar(attr)
+        if isinstance(v, str):
+            return BoundConstMethodVar(self, name)
+        raise unsupported("unsupported", f"attribute {name!r} of constant {type(v).__name__}")
+
+    def getitem(self, frame: "Frame", key: Var) -> Var:
+        if isinstance(self.value, (str, bytes, range)) and key.is_constant():
+            return fold(frame, operator.getitem, self.value, key.as_constant())
+        raise unsupported("unsupported", f"indexing constant {type(self.value).__name__}")
+
+    def iterate(self, frame: "Frame") -> list[Var]:
+        if isinstance(self.value, (range, str, bytes, frozenset)):
+            return [ConstVar(v) for v in self.value]
+        raise unsupported("unsupported", f"iterating over constant {type(self.value).__name__}")
+
+    def length(self, frame: "Frame") -> int:
+        try:
+            return len(self.value)
+        except TypeError:
+            raise unsupported("exception", f"len() of {type(self.value).__name__}") from None
+
+    def contains(self, frame: "Frame", item: Var) -> Var:
+        if item.is_constant() and isinstance(self.value, (range, str, bytes, frozenset)):
+            return fold(frame, operator.contains, self.value, item.as_constant())
+        raise unsupported("unsupported", f"`in` on constant {type(self.value).__name__}")
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        # NumPy scalar types and np.dtype are pure constructors: fold them on constant arguments.
+        v = self.value
+        if isinstance(v, type) and (issubclass(v, np.generic) or v is np.dtype) and all_constant(args, kwargs):
+            return fold(frame, v, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
+        raise unsupported("call", f"calling {self.describe()}")
+
+    def reconstruct(self, out: Any) -> str:
+        if self.source is not None:
+            return self.source.expr()
+        return out.constant(self.value)
+
+
+class BoundConstMethodVar(Var):
+    """`"{}".format`, `(3).bit_length` ...: a pure method of a constant, folded when called."""
+
+    def __init__(self, obj: ConstVar, name: str) -> None:
+        self.obj, self.name = obj, name
+
+    def describe(self) -> str:
+        return f"method {type(self.obj.value).__name__}.{self.name}"
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        value = self.obj.value
+        allowed = _PURE_METHODS.get(type(value), set())
+        if isinstance(value, (np.dtype, np.generic)):
+            allowed = {"item", "astype", "__index__"} if isinstance(value, np.generic) else set()
+        if self.name not in allowed or not all_constant(args, kwargs):
+            raise unsupported("call", f"calling {self.describe()}")
+        fn = getattr(value, self.name)
+        return fold(frame, fn, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
+
+
+def all_constant(args: list[Var], kwargs: dict[str, Var] | None = None) -> bool:
+    return all(a.is_constant() for a in args) and all(a.is_constant() for a in (kwargs or {}).values())
+
+
+def fold(frame: "Frame", fn: Any, *args: Any, **kwargs: Any) -> Var:
+    """Run a pure function on constants now; an exception becomes a break so eager Python raises it."""
+    from .containers import wrap_constant
+    try:
+        result = fn(*args, **kwargs)
+    except Exception as e:  # the user's program raises here: leave it to plain Python
+        raise unsupported("exception", f"{getattr(fn, '__name__', fn)} raised {type(e).__name__}: {e}") from None
+    return wrap_constant(result)
+
+
+def is_literal(value: Any) -> bool:
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if isinstance(value, tuple):
+        return all(is_literal(v) for v in value)
+    return type(value) in _LITERAL_TYPES

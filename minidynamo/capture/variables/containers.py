@@ -1,0 +1,267 @@
+"""Tuples, lists, dicts and iterators whose items are Vars. Imports variables.base/const.
+
+A list or dict that came from a source (an argument, a global) is the caller's object: reads go through
+its items, and a mutation marks it dirty so the compiled entry writes the final contents back into that
+same object after the graph ran (identity kept). Lists and dicts built inside the function are new.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+from .base import Var, unsupported
+from .const import ConstVar, all_constant, fold
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+
+
+def wrap_constant(value: Any) -> Var:
+    """A Var for a constant result: tuples and lists become containers of ConstVars."""
+    if isinstance(value, tuple) and type(value) is tuple:
+        return TupleVar([wrap_constant(v) for v in value])
+    if type(value) is list:
+        return ListVar([wrap_constant(v) for v in value])
+    if type(value) is dict:
+        return DictVar({k: wrap_constant(v) for k, v in value.items()})
+    return ConstVar(value)
+
+
+def _index(frame: "Frame", key: Var, n: int) -> int | slice:
+    if not key.is_constant():
+        raise unsupported("unsupported", f"container index {key.describe()} is not a constant")
+    k = key.as_constant()
+    if not isinstance(k, (int, slice)):
+        raise unsupported("exception", f"sequence index of type {type(k).__name__}")
+    return k
+
+
+class SequenceVar(Var):
+    """Shared behaviour of TupleVar and ListVar."""
+
+    kind: type = tuple
+
+    def __init__(self, items: list[Var], source=None) -> None:
+        self.items = list(items)
+        self.source = source
+
+    def describe(self) -> str:
+        return f"{type(self).__name__}[{len(self.items)}]"
+
+    def python_type(self) -> type:
+        return self.kind
+
+    def is_constant(self) -> bool:
+        return all(i.is_constant() for i in self.items)
+
+    def as_constant(self) -> Any:
+        return self.kind(i.as_constant() for i in self.items)
+
+    def as_bool(self, frame: "Frame") -> bool:
+        return bool(self.items)
+
+    def iterate(self, frame: "Frame") -> list[Var]:
+        return list(self.items)
+
+    def length(self, frame: "Frame") -> int:
+        return len(self.items)
+
+    def getitem(self, frame: "Frame", key: Var) -> Var:
+        k = _index(frame, key, len(self.items))
+        try:
+            picked = self.items[k]
+        except IndexError as e:
+            raise unsupported("exception", f"{self.kind.__name__} index out of range: {e}") from None
+        return type(self)(picked) if isinstance(k, slice) else picked
+
+    def contains(self, frame: "Frame", item: Var) -> Var:
+        if item.is_constant() and all(i.is_constant() for i in self.items):
+            return fold(frame, operator.contains, self.as_constant(), item.as_constant())
+        raise unsupported("unsupported", f"`in` on {self.describe()} with non-constant items")
+
+    def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
+        if name in ("index", "count") and self.is_constant() and all_constant(args, kwargs):
+            return fold(frame, getattr(self.as_constant(), name), *[a.as_constant() for a in args])
+        raise unsupported("call", f"{self.kind.__name__}.{name}() on {self.describe()}")
+
+    def binary(self, frame: "Frame", sym: str, other: Var) -> Var:
+        if sym == "+" and isinstance(other, SequenceVar) and other.kind is self.kind:
+            return type(self)(self.items + other.items)
+        if sym == "*" and other.is_constant() and isinstance(other.as_constant(), int):
+            return type(self)(self.items * other.as_constant())
+        raise unsupported("unsupported", f"{self.describe()} {sym} {other.describe()}")
+
+    def reconstruct(self, out: Any) -> str:
+        if self.source is not None and not getattr(self, "fresh_copy", False):
+            return self.source.expr()
+        inner = ", ".join(i.reconstruct(out) for i in self.items)
+        if self.kind is tuple:
+            return f"({inner},)" if len(self.items) == 1 else f"({inner})"
+        return f"[{inner}]"
+
+
+class TupleVar(SequenceVar):
+    kind = tuple
+
+
+class ListVar(SequenceVar):
+    """A list; `dirty` once mutated (the entry then writes its final items back into the source list)."""
+
+    kind = list
+
+    def __init__(self, items: list[Var], source=None) -> None:
+        super().__init__(items, source)
+        self.dirty = False
+
+    def _mutate(self, frame: "Frame") -> None:
+        if not self.dirty:
+            self.dirty = True
+            frame.ctx.side_effects.mutated(self)
+
+    def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
+        if kwargs and name != "sort":
+            raise unsupported("call", f"list.{name}() with keywords")
+        if name == "append" and len(args) == 1:
+            self._mutate(frame); self.items.append(args[0]); return ConstVar(None)
+        if name == "extend" and len(args) == 1:
+            new = args[0].iterate(frame); self._mutate(frame); self.items.extend(new); return ConstVar(None)
+        if name == "insert" and len(args) == 2 and args[0].is_constant():
+            self._mutate(frame); self.items.insert(args[0].as_constant(), args[1]); return ConstVar(None)
+        if name == "pop" and len(args) <= 1 and all_constant(args):
+            if not self.items:
+                raise unsupported("exception", "pop from empty list")
+            self._mutate(frame); return self.items.pop(*[a.as_constant() for a in args])
+        if name == "clear" and not args:
+            self._mutate(frame); self.items.clear(); return ConstVar(None)
+        if name == "reverse" and not args:
+            self._mutate(frame); self.items.reverse(); return ConstVar(None)
+        if name == "copy" and not args:
+            return ListVar(list(self.items))
+        return super().call_method(frame, name, args, kwargs)
+
+    def setitem(self, frame: "Frame", key: Var, value: Var) -> None:
+        k = _index(frame, key, len(self.items))
+        self._mutate(frame)
+        if isinstance(k, slice):
+            self.items[k] = value.iterate(frame)
+        else:
+            if not -len(self.items) <= k < len(self.items):
+                raise unsupported("exception", "list assignment index out of range")
+            self.items[k] = value
+
+    def delitem(self, frame: "Frame", key: Var) -> None:
+        k = _index(frame, key, len(self.items))
+        self._mutate(frame)
+        del self.items[k]
+
+
+class DictVar(Var):
+    """A dict with constant keys. Values are Vars; from a source, values are wrapped when read."""
+
+    def __init__(self, items: dict[Any, Var], source=None) -> None:
+        self.items = dict(items)
+        self.source = source
+        self.dirty = False
+
+    def describe(self) -> str:
+        return f"DictVar[{len(self.items)}]"
+
+    def python_type(self) -> type:
+        return dict
+
+    def as_bool(self, frame: "Frame") -> bool:
+        return bool(self.items)
+
+    def length(self, frame: "Frame") -> int:
+        return len(self.items)
+
+    def iterate(self, frame: "Frame") -> list[Var]:
+        return [wrap_constant(k) for k in self.items]
+
+    def _key(self, key: Var) -> Any:
+        if not key.is_constant():
+            raise unsupported("unsupported", f"dict key {key.describe()} is not a constant")
+        return key.as_constant()
+
+    def getitem(self, frame: "Frame", key: Var) -> Var:
+        k = self._key(key)
+        if k not in self.items:
+            raise unsupported("exception", f"KeyError: {k!r}")
+        return self.items[k]
+
+    def contains(self, frame: "Frame", item: Var) -> Var:
+        return ConstVar(self._key(item) in self.items)
+
+    def setitem(self, frame: "Frame", key: Var, value: Var) -> None:
+        k = self._key(key)
+        if not self.dirty:
+            self.dirty = True
+            frame.ctx.side_effects.mutated(self)
+        self.items[k] = value
+
+    def delitem(self, frame: "Frame", key: Var) -> None:
+        k = self._key(key)
+        if k not in self.items:
+            raise unsupported("exception", f"KeyError: {k!r}")
+        self.setitem(frame, key, ConstVar(None))
+        del self.items[k]
+
+    def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
+        if name == "keys" and not args:
+            return ListIteratorVar([wrap_constant(k) for k in self.items])
+        if name == "values" and not args:
+            return ListIteratorVar(list(self.items.values()))
+        if name == "items" and not args:
+            return ListIteratorVar([TupleVar([wrap_constant(k), v]) for k, v in self.items.items()])
+        if name == "get" and 1 <= len(args) <= 2:
+            k = self._key(args[0])
+            return self.items[k] if k in self.items else (args[1] if len(args) > 1 else ConstVar(None))
+        if name == "copy" and not args:
+            return DictVar(dict(self.items))
+        if name == "update" and len(args) == 1 and isinstance(args[0], DictVar) and not kwargs:
+            for k, v in args[0].items.items():
+                self.setitem(frame, ConstVar(k), v)
+            return ConstVar(None)
+        raise unsupported("call", f"dict.{name}()")
+
+    def reconstruct(self, out: Any) -> str:
+        if self.source is not None:
+            return self.source.expr()
+        inner = ", ".join(f"{out.constant(k)}: {v.reconstruct(out)}" for k, v in self.items.items())
+        return "{" + inner + "}"
+
+
+class ListIteratorVar(Var):
+    """An iterator over known items: range(), zip(), enumerate(), dict views, iter(list). Consumed by FOR_ITER."""
+
+    def __init__(self, items: list[Var]) -> None:
+        self.items = list(items)
+        self.pos = 0
+
+    def describe(self) -> str:
+        return f"iterator[{len(self.items) - self.pos} left]"
+
+    def iterate(self, frame: "Frame") -> list[Var]:
+        rest = self.items[self.pos:]
+        self.pos = len(self.items)
+        return rest
+
+    def next_item(self) -> Var | None:
+        if self.pos >= len(self.items):
+            return None
+        self.pos += 1
+        return self.items[self.pos - 1]
+
+    def length(self, frame: "Frame") -> int:
+        raise unsupported("exception", "object of type iterator has no len()")
+
+
+class SliceVar(Var):
+    """A slice with a non-constant part (an array bound): only usable as an index in the graph."""
+
+    def __init__(self, start: Var, stop: Var, step: Var) -> None:
+        self.parts = (start, stop, step)
+
+    def describe(self) -> str:
+        return "SliceVar"

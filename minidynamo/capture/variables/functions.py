@@ -1,0 +1,146 @@
+"""Callables: user functions (inlined), functions made by MAKE_FUNCTION (closures, lambdas, 3.11
+comprehensions), and bound methods of user objects. Imports variables.base.
+
+Calling one binds the arguments with the function's own signature and runs its code in a child frame
+(`frame.inline(...)`), so its array operations land in the same graph.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import TYPE_CHECKING, Any
+
+from .base import Var, unsupported
+from .const import ConstVar
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+
+
+class CellBox:
+    """A closure cell during capture: holds a Var (or None while unbound). `real` is the real cell when the
+    cell belongs to an existing function (its contents are then read through a CellSource)."""
+
+    def __init__(self, value: Var | None = None, real: Any = None) -> None:
+        self.value = value
+        self.real = real
+
+
+def bind_arguments(frame: "Frame", sig: inspect.Signature, args: list[Var], kwargs: dict[str, Var],
+                   defaults_of: Any) -> dict[str, Var]:
+    """Python's own argument binding over Vars; defaults become constants (guarded with the function)."""
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise unsupported("exception", f"calling {defaults_of}: {e}") from None
+    from .containers import DictVar, TupleVar, wrap_constant
+    out: dict[str, Var] = {}
+    for name, param in sig.parameters.items():
+        if name in bound.arguments:
+            v = bound.arguments[name]
+            if param.kind is param.VAR_POSITIONAL:
+                v = TupleVar(list(v))
+            elif param.kind is param.VAR_KEYWORD:
+                v = DictVar(dict(v))
+            out[name] = v
+        elif param.kind is param.VAR_POSITIONAL:
+            out[name] = TupleVar([])
+        elif param.kind is param.VAR_KEYWORD:
+            out[name] = DictVar({})
+        else:
+            out[name] = frame.ctx.wrap_default(param.default)
+    _ = wrap_constant
+    return out
+
+
+class UserFunctionVar(Var):
+    """A Python function that exists outside the capture (a global helper, a closure passed in). Its identity
+    is guarded by whoever created this Var from a source."""
+
+    def __init__(self, fn: types.FunctionType, source=None, bound_self: Var | None = None) -> None:
+        self.fn = fn
+        self.source = source
+        self.bound_self = bound_self
+
+    def describe(self) -> str:
+        return f"function {self.fn.__qualname__}"
+
+    def python_type(self) -> type:
+        return types.MethodType if self.bound_self is not None else types.FunctionType
+
+    def is_constant(self) -> bool:
+        return self.bound_self is None
+
+    def as_constant(self) -> Any:
+        return self.fn
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        if self.bound_self is not None:
+            args = [self.bound_self, *args]
+        sig = frame.ctx.signature(self.fn)
+        bound = bind_arguments(frame, sig, args, kwargs, self.fn.__qualname__)
+        cells = [CellBox(real=c) for c in (self.fn.__closure__ or ())]
+        return frame.inline(self.fn.__code__, bound, cells, self.fn.__globals__, self.fn.__qualname__)
+
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        if name in ("__name__", "__qualname__", "__module__", "__doc__"):
+            return ConstVar(getattr(self.fn, name))
+        return super().getattr(frame, name)
+
+    def reconstruct(self, out: Any) -> str:
+        return self.source.expr() if self.source is not None else out.constant(self.fn)
+
+
+class NestedFunctionVar(Var):
+    """A function created during capture by MAKE_FUNCTION (lambda, closure, 3.11 comprehension body)."""
+
+    def __init__(self, code: types.CodeType, globals_: dict, qualname: str, defaults: tuple[Var, ...] = (),
+                 kwdefaults: dict[str, Var] | None = None, closure: tuple[CellBox, ...] = ()) -> None:
+        self.code, self.globals, self.qualname = code, globals_, qualname
+        self.defaults, self.kwdefaults, self.closure = defaults, kwdefaults or {}, closure
+
+    def describe(self) -> str:
+        return f"nested function {self.qualname}"
+
+    def python_type(self) -> type:
+        return types.FunctionType
+
+    def _signature(self) -> inspect.Signature:
+        # A throwaway function object with placeholder defaults gives Python's exact signature rules.
+        stub = types.FunctionType(self.code, {}, self.code.co_name, tuple(range(len(self.defaults))) or None,
+                                  tuple(types.CellType() for _ in self.code.co_freevars) or None)
+        if self.kwdefaults:
+            stub.__kwdefaults__ = {k: None for k in self.kwdefaults}
+        return inspect.signature(stub)
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        sig = self._signature()
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise unsupported("exception", f"calling {self.qualname}: {e}") from None
+        values = bind_arguments(frame, sig, args, kwargs, self.qualname)
+        # Placeholder defaults stand for the real default Vars captured at MAKE_FUNCTION time.
+        positional = [p for p in sig.parameters.values() if p.default is not p.empty and p.kind in
+                      (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        for i, p in enumerate(positional):
+            if p.name not in bound.arguments:
+                values[p.name] = self.defaults[i]
+        for k, v in self.kwdefaults.items():
+            if k not in bound.arguments:
+                values[k] = v
+        return frame.inline(self.code, values, list(self.closure), self.globals, self.qualname)
+
+
+class BoundMethodVar(Var):
+    """`obj.method` for a user object: calling it inlines the function with `self` bound."""
+
+    def __init__(self, fn: types.FunctionType, self_var: Var) -> None:
+        self.fn, self.self_var = fn, self_var
+
+    def describe(self) -> str:
+        return f"bound method {self.fn.__qualname__}"
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        return UserFunctionVar(self.fn).call(frame, [self.self_var, *args], kwargs)

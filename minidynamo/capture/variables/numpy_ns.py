@@ -1,0 +1,121 @@
+"""The NumPy namespace during capture: `np`, `np.linalg`, `np.<fn>` resolved through the op registry, and
+`math` functions folded on constants. Imports graph.ops and variables.*.
+
+NumPy and math are treated as fixed libraries: their attributes are not guarded (monkeypatching np.tanh
+after a capture is not supported). A NumPy callable without a registered op is a call capture cannot
+make, so it breaks the graph.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ...graph import ops
+from ..breaks import CALL
+from .base import Var, unsupported
+from .const import ConstVar, all_constant, fold
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+
+
+def wrap_library_value(value: Any) -> Var:
+    """A Var for an attribute of numpy or math."""
+    if isinstance(value, types.ModuleType):
+        return LibraryModuleVar(value)
+    opdef = ops.lookup_function(value)
+    if opdef is not None:
+        return NumpyFunctionVar(value, opdef)
+    if isinstance(value, (int, float, complex, bool, str, np.dtype, type)) or value is None:
+        return ConstVar(value)
+    if isinstance(value, np.generic):
+        return ConstVar(value)
+    if callable(value) and getattr(value, "__module__", None) == "math":
+        return MathFunctionVar(value)
+    if isinstance(value, types.BuiltinFunctionType) and getattr(math, value.__name__, None) is value:
+        return MathFunctionVar(value)
+    return OpaqueLibraryVar(value)
+
+
+class LibraryModuleVar(Var):
+    """numpy, numpy.linalg, math."""
+
+    def __init__(self, module: types.ModuleType, source=None) -> None:
+        self.module, self.source = module, source
+
+    def describe(self) -> str:
+        return f"module {self.module.__name__}"
+
+    def is_constant(self) -> bool:
+        return True
+
+    def as_constant(self) -> Any:
+        return self.module
+
+    def python_type(self) -> type:
+        return types.ModuleType
+
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        try:
+            value = getattr(self.module, name)
+        except AttributeError:
+            raise unsupported("exception", f"module {self.module.__name__} has no attribute {name!r}") from None
+        return wrap_library_value(value)
+
+    def reconstruct(self, out: Any) -> str:
+        return out.constant(self.module)
+
+
+class NumpyFunctionVar(Var):
+    """A public callable with a registered op (np.tanh, np.linalg.inv, F.tanh)."""
+
+    def __init__(self, fn: Any, opdef: ops.OpDef, source=None) -> None:
+        self.fn, self.opdef, self.source = fn, opdef, source
+
+    def describe(self) -> str:
+        return f"function {getattr(self.fn, '__name__', self.opdef.name)}"
+
+    def is_constant(self) -> bool:
+        return True
+
+    def as_constant(self) -> Any:
+        return self.fn
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        return frame.ctx.record(self.opdef, args, kwargs, target=self.fn)
+
+    def reconstruct(self, out: Any) -> str:
+        return self.source.expr() if self.source is not None else out.constant(self.fn)
+
+
+class MathFunctionVar(Var):
+    """math.sqrt & co: folded on constants (the lecture's math.sqrt(2 / math.pi))."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def describe(self) -> str:
+        return f"math.{self.fn.__name__}"
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        if all_constant(args, kwargs):
+            return fold(frame, self.fn, *[a.as_constant() for a in args])
+        raise unsupported("data_dependent", f"math.{self.fn.__name__}() of {args[0].describe()} needs its value")
+
+
+class OpaqueLibraryVar(Var):
+    """A NumPy object capture does not model (np.random.default_rng, np.errstate, ...)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def describe(self) -> str:
+        return f"{type(self.value).__name__} {getattr(self.value, '__name__', '')}".strip()
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        name = getattr(self.value, "__qualname__", getattr(self.value, "__name__", repr(self.value)))
+        raise unsupported(CALL, f"numpy function {name} has no registered op")

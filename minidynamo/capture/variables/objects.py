@@ -1,0 +1,88 @@
+"""User objects and modules read during capture: attributes are wrapped through the capture context
+(which guards them), methods are inlined, attribute writes are recorded and replayed. Imports variables.*.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import TYPE_CHECKING, Any
+
+from ..breaks import CALL
+from ..sources import AttrSource
+from .base import Var, unsupported
+from .functions import BoundMethodVar
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+
+
+class UserObjectVar(Var):
+    """An instance of a user class (a model, a config). Its type is guarded; attributes read are guarded
+    by value (constants) or by type/shape/dtype (arrays); `writes` hold attributes set during capture."""
+
+    def __init__(self, value: Any, source) -> None:
+        self.value, self.source = value, source
+        self.writes: dict[str, Var] = {}
+        self.read_cache: dict[str, Var] = {}
+
+    def describe(self) -> str:
+        return f"object {type(self.value).__name__}"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        if name in self.writes:
+            return self.writes[name]
+        if name in self.read_cache:
+            return self.read_cache[name]
+        try:
+            static = inspect.getattr_static(self.value, name)
+        except AttributeError:
+            raise unsupported("exception", f"{type(self.value).__name__} object has no attribute {name!r}") from None
+        inst_dict = getattr(self.value, "__dict__", {})
+        if isinstance(self.value, types.ModuleType) or name in inst_dict:
+            var = frame.ctx.wrap(getattr(self.value, name), AttrSource(self.source, name))
+        elif isinstance(static, types.FunctionType):
+            var = BoundMethodVar(static, self)   # the class is guarded (type guard), so the method is fixed
+        elif isinstance(static, (staticmethod, classmethod, property)) or hasattr(type(static), "__get__"):
+            raise unsupported("unsupported", f"descriptor attribute {type(self.value).__name__}.{name}")
+        else:
+            var = frame.ctx.wrap(getattr(self.value, name), AttrSource(self.source, name))
+        self.read_cache[name] = var
+        return var
+
+    def setattr(self, frame: "Frame", name: str, value: Var) -> None:
+        if isinstance(self.value, types.ModuleType) or hasattr(type(self.value), "__setattr__") and \
+                type(self.value).__setattr__ is not object.__setattr__:
+            raise unsupported("side_effect", f"attribute write on {self.describe()} with custom __setattr__")
+        if not self.writes:
+            frame.ctx.side_effects.mutated(self)
+        self.writes[name] = value
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        call = inspect.getattr_static(type(self.value), "__call__", None)
+        if isinstance(call, types.FunctionType):
+            return BoundMethodVar(call, self).call(frame, args, kwargs)
+        raise unsupported(CALL, f"calling {self.describe()}")
+
+
+class OpaqueVar(Var):
+    """A value capture does not model: usable only as something passed through unchanged."""
+
+    def __init__(self, value: Any, source=None) -> None:
+        self.value, self.source = value, source
+
+    def describe(self) -> str:
+        return f"opaque {type(self.value).__name__}"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        name = getattr(self.value, "__qualname__", type(self.value).__name__)
+        raise unsupported(CALL, f"call to {name} is not captured")
+
+    def reconstruct(self, out: Any) -> str:
+        return self.source.expr() if self.source is not None else out.constant(self.value)

@@ -1,0 +1,256 @@
+"""Graph -> Python source of one straight-line function, exec'd under a linecache-registered filename.
+
+Imports graph.ir only. `generate(graph)` returns the source and the globals it needs; `compile_graph(graph)`
+execs it and returns the function. The function calls the very callables the nodes hold, in node order,
+so its results are bit-identical to `interp.run` and its exceptions are the same; tracebacks and
+`inspect.getsource` show the generated text::
+
+    def block_0(x, w):
+        t0 = x @ w
+        t1 = np.tanh(t0)
+        t2 = np.sum(t1)
+        return (t1, t2)
+"""
+
+from __future__ import annotations
+
+import itertools
+import keyword
+import linecache
+import operator
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes
+
+BINARY_INFIX: dict[Callable, str] = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+    operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.matmul: "@",
+    operator.and_: "&", operator.or_: "|", operator.xor: "^", operator.lshift: "<<", operator.rshift: ">>",
+    operator.lt: "<", operator.le: "<=", operator.eq: "==", operator.ne: "!=", operator.gt: ">",
+    operator.ge: ">=",
+}
+UNARY_PREFIX: dict[Callable, str] = {operator.neg: "-", operator.pos: "+", operator.invert: "~"}
+# Namespaces searched, in order, for a readable `np.<name>` spelling of a target.
+NUMPY_NAMESPACES = (("np", np), ("np.linalg", np.linalg), ("np.fft", np.fft), ("np.random", np.random))
+_LITERAL_TYPES = (bool, int, str, bytes, type(None))
+_counter = itertools.count()
+
+
+@dataclass
+class PythonCode:
+    """Generated source plus the globals it reads; `str()` gives the source."""
+
+    fn_name: str
+    source: str
+    globals: dict[str, Any]
+
+    def __str__(self) -> str:
+        return self.source
+
+
+class _Namer:
+    """Hands out identifiers that are not keywords and do not collide with each other."""
+
+    def __init__(self, taken: set[str] | None = None) -> None:
+        self.taken = set(taken or ())
+
+    def fresh(self, preferred: str) -> str:
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in preferred) or "v"
+        if base[0].isdigit():
+            base = "_" + base
+        name, i = base, 1
+        while name in self.taken or keyword.iskeyword(name) or name == "__builtins__":
+            name, i = f"{base}_{i}", i + 1
+        self.taken.add(name)
+        return name
+
+
+class _Emitter:
+    """Renders one graph; locals are named first, so globals can avoid every local name."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.locals = _Namer()
+        self.names: dict[Node, str] = {}
+        for node in graph.nodes:
+            if node.op == INPUT:
+                self.names[node] = self.locals.fresh(node.name)
+        for node in graph.nodes:
+            if node.op != INPUT and node.op != CONST:
+                self.names[node] = self.locals.fresh("t" + node.name.lstrip("%"))
+        self.globals_namer = _Namer(self.locals.taken)
+        self.globals: dict[str, Any] = {}
+        self._by_id: dict[int, str] = {}
+
+    # ---- names of outside objects ------------------------------------------------------------------
+    def bind(self, value: Any, preferred: str) -> str:
+        """A global name for `value` (the same object always gets the same name)."""
+        name = self._by_id.get(id(value))
+        if name is None:
+            name = self.globals_namer.fresh(preferred)
+            self._by_id[id(value)] = name
+            self.globals[name] = value
+        return name
+
+    def callable_name(self, node: Node) -> str:
+        target = node.target
+        for candidate in (getattr(target, "__name__", None), node.op):
+            if not isinstance(candidate, str) or not candidate.isidentifier():
+                continue
+            for path, module in NUMPY_NAMESPACES:
+                if getattr(module, candidate, None) is target:
+                    return f"{self.bind(np, 'np')}{path[2:]}.{candidate}"
+        return self.bind(target, node.op)
+
+    # ---- expressions ---------------------------------------------------------------------------------
+    def expr(self, value: Any) -> str:
+        """Python text that evaluates to `value` (with nodes replaced by their names)."""
+        if isinstance(value, Node):
+            return self.names[value] if value.op != CONST else self.bind(value.value, "c" + value.name[1:])
+        if type(value) in _LITERAL_TYPES:
+            return repr(value)
+        if type(value) is float and value == value and value not in (float("inf"), float("-inf")):
+            return repr(value)
+        if value is Ellipsis:
+            return "..."
+        if type(value) is tuple:
+            inner = ", ".join(self.expr(v) for v in value)
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        if type(value) is list:
+            return "[" + ", ".join(self.expr(v) for v in value) + "]"
+        if type(value) is slice:
+            parts = ", ".join(self.expr(p) for p in (value.start, value.stop, value.step))
+            return f"{self.bind(slice, 'slice')}({parts})"
+        if type(value) is dict and all(type(k) in _LITERAL_TYPES for k in value):
+            return "{" + ", ".join(f"{k!r}: {self.expr(v)}" for k, v in value.items()) + "}"
+        return self.bind(value, _readable_name(value))
+
+    def operand(self, value: Any) -> str:
+        """An expression safe on either side of an operator: anything but a name gets parentheses."""
+        text = self.expr(value)
+        return text if text.isidentifier() or (type(value) is tuple and value) else f"({text})"
+
+    def subject(self, value: Any) -> str:
+        """The text before `[` or `.`: a name; a literal there is bound as a global instead, since the
+        compiler warns about subscripting one (`(2)[0]`, SyntaxWarning since 3.8)."""
+        text = self.expr(value)
+        return text if text.isidentifier() else self.bind(value, "const")
+
+    def index(self, value: Any) -> str:
+        """The text between `[` and `]`: slices as a:b:c, tuples without their parentheses."""
+        if type(value) is slice:
+            parts = ["" if p is None else self.expr(p) for p in (value.start, value.stop, value.step)]
+            return ":".join(parts[:2]) if value.step is None else ":".join(parts)
+        if type(value) is tuple and len(value) > 1:
+            return ", ".join(self.index_item(v) for v in value)
+        if type(value) is tuple and len(value) == 1:
+            return self.index_item(value[0]) + ","
+        return self.expr(value)
+
+    def index_item(self, value: Any) -> str:
+        """One entry of a subscript tuple: slices inline, a nested tuple keeps its parentheses."""
+        return self.index(value) if type(value) is slice else self.expr(value)
+
+    def call_text(self, node: Node) -> str:
+        args = [self.expr(a) for a in node.args]
+        if isinstance(node.target, MethodCall) and node.args and _is_plain_name(node.target.name):
+            # x.sum(axis=1): the method eager code calls, looked up on the value at run time.
+            callee = f"{self.subject(node.args[0])}.{node.target.name}"
+            return f"{callee}({', '.join(args[1:] + self.kwargs_text(node))})"
+        return f"{self.callable_name(node)}({', '.join(args + self.kwargs_text(node))})"
+
+    def kwargs_text(self, node: Node) -> list[str]:
+        args = []
+        for k, v in node.kwargs.items():
+            if isinstance(k, str) and k.isidentifier() and not keyword.iskeyword(k):
+                args.append(f"{k}={self.expr(v)}")
+            else:
+                args.append(f"**{{{k!r}: {self.expr(v)}}}")
+        return args
+
+    # ---- statements ----------------------------------------------------------------------------------
+    def statements(self, node: Node, used: bool) -> list[str]:
+        """The lines computing `node`; operator targets with exactly their arity print infix."""
+        target, args, name = node.target, node.args, self.names[node]
+        if not node.kwargs and _is_hashable(target):
+            if target in BINARY_INFIX and len(args) == 2:
+                return [f"{name} = {self.operand(args[0])} {BINARY_INFIX[target]} {self.operand(args[1])}"]
+            if target in UNARY_PREFIX and len(args) == 1:
+                return [f"{name} = {UNARY_PREFIX[target]}{self.operand(args[0])}"]
+            if target is operator.getitem and len(args) == 2:
+                return [f"{name} = {self.subject(args[0])}[{self.index(args[1])}]"]
+            if target is operator.setitem and len(args) == 3:
+                # setitem returns None; the name is bound only when something reads it.
+                lines = [f"{self.subject(args[0])}[{self.index(args[1])}] = {self.expr(args[2])}"]
+                return lines + ([f"{name} = None"] if used else [])
+        # In-place operators stay calls (`t5 = iadd(t0, t1)`): `t0 += t1` would rebind the SSA name t0
+        # whenever t0 is immutable (a NumPy scalar), and later readers of t0 must see the old value.
+        return [f"{name} = {self.call_text(node)}"]
+
+    def render(self) -> tuple[str, str]:
+        graph = self.graph
+        fn_name = self.globals_namer.fresh(graph.name)
+        params = ", ".join(self.names[n] for n in graph.nodes if n.op == INPUT)
+        used = {id(a) for n in graph.nodes for a in n.inputs()} | {id(o) for o in iter_nodes(graph.outputs)}
+        body: list[str] = []
+        for node in graph.nodes:
+            if node.is_call:
+                body += self.statements(node, id(node) in used)
+        outs = [self.expr(o) for o in graph.outputs]
+        body.append("return (" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")")
+        return fn_name, f"def {fn_name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+
+
+def _is_plain_name(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def _is_hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _readable_name(value: Any) -> str:
+    """A name hinting at what a bound constant is: float32 for a dtype, the function's own name."""
+    if isinstance(value, np.dtype):
+        return str(value) if str(value).isidentifier() else "dtype"
+    name = getattr(value, "__name__", None)
+    if isinstance(name, str) and name.isidentifier():
+        return name
+    if isinstance(value, float):
+        return "nan" if value != value else ("inf" if value > 0 else "neg_inf")
+    if isinstance(value, np.ndarray):
+        return "array"
+    return "const"
+
+
+def generate(graph: Graph) -> PythonCode:
+    """Source text of a function computing `graph`, and the globals that source reads."""
+    emitter = _Emitter(graph)
+    fn_name, source = emitter.render()
+    return PythonCode(fn_name, source, emitter.globals)
+
+
+def compile_graph(graph: Graph) -> Callable[..., tuple]:
+    """Exec the generated source and return the function; it takes the inputs positionally and returns
+    a tuple of outputs. `fn.__minidynamo_source__` holds the source and `fn.__minidynamo_filename__` the
+    name under which linecache knows it (dropped again when the function is garbage collected)."""
+    code = generate(graph)
+    filename = f"<minidynamo-graph {code.fn_name} #{next(_counter)}>"
+    lines = code.source.splitlines(keepends=True)
+    linecache.cache[filename] = (len(code.source), None, lines, filename)
+    namespace = dict(code.globals)
+    exec(compile(code.source, filename, "exec"), namespace)
+    fn = namespace[code.fn_name]
+    fn.__minidynamo_source__ = code.source
+    fn.__minidynamo_filename__ = filename
+    fn.__minidynamo_graph__ = graph
+    weakref.finalize(fn, linecache.cache.pop, filename, None)
+    return fn

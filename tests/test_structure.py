@@ -1,0 +1,212 @@
+"""Package structure (STYLE.md §1, §2, §8): layering, version isolation, sizes. Parses with `ast`; < 1 s.
+
+Only files that exist are checked, so the rules can be written before the modules they govern.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent / "minidynamo"
+PKG = "minidynamo"
+
+# module (dotted, without the package) -> why it may exceed the module line limit. Empty on purpose.
+MODULE_SIZE_EXCEPTIONS: dict[str, str] = {}
+MODULE_LIMIT, FUNCTION_LIMIT, CLASS_LIMIT = 600, 80, 400
+HANDLER_FILE_LIMIT, HANDLER_LIMIT = 400, 40
+
+# Who may import what inside the package: module prefix -> allowed prefixes (None = no rule here).
+# A prefix matches the module itself and everything below it.
+ALLOWED: list[tuple[str, tuple[str, ...]]] = [
+    ("graph", ("graph",)),
+    ("backends", ("backends", "graph")),
+    ("guards", ("errors",)),
+    ("errors", ()),
+    ("config", ()),
+    ("pyversion", ()),
+]
+FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
+    ("capture", ("stitch", "api", "tracing")),
+]
+VERSION_READER = "pyversion"
+
+
+def modules() -> list[tuple[str, Path]]:
+    """(dotted name without the package prefix, path) of every .py file of the package."""
+    out = []
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out.append((".".join(parts), path))
+    return out
+
+
+@lru_cache(maxsize=None)
+def parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def is_submodule(dotted: str) -> bool:
+    """True when `dotted` (relative to the package) names a module or subpackage that exists."""
+    base = ROOT.joinpath(*dotted.split(".")) if dotted else ROOT
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def imports(name: str, path: Path) -> list[tuple[int, str]]:
+    """(line, imported module relative to the package, "" for the package root) for package imports.
+
+    `from .x import y` counts as importing x.y when x/y is a module, else x (y is a name inside x).
+    """
+    is_pkg = path.name == "__init__.py"
+    here = name.split(".") if name else []
+    package = here if is_pkg else here[:-1]
+    found = []
+    for node in ast.walk(parse(path)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == PKG or alias.name.startswith(PKG + "."):
+                    found.append((node.lineno, alias.name[len(PKG) + 1:]))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+                module = ".".join(base + (node.module.split(".") if node.module else []))
+            elif node.module == PKG or (node.module or "").startswith(PKG + "."):
+                module = node.module[len(PKG) + 1:]
+            else:
+                continue
+            for alias in node.names:
+                sub = f"{module}.{alias.name}" if module else alias.name
+                found.append((node.lineno, sub if is_submodule(sub) else module))
+    return found
+
+
+def under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def layering_violations() -> list[str]:
+    bad = []
+    for name, path in modules():
+        for line, target in imports(name, path):
+            where = f"{path.relative_to(ROOT.parent)}:{line} imports {PKG}{'.' + target if target else ''}"
+            if target == "" and name != "":
+                bad.append(f"{where}: the package root (import its submodules instead)")
+                continue
+            for prefix, allowed in ALLOWED:
+                if under(name, prefix) and not any(under(target, a) for a in allowed):
+                    bad.append(f"{where}: {prefix} may import only {list(allowed) or 'nothing of the package'}")
+            for prefix, denied in FORBIDDEN:
+                if under(name, prefix) and any(under(target, d) for d in denied):
+                    bad.append(f"{where}: {prefix} must not import {', '.join(denied)}")
+    return bad
+
+
+def test_layering():
+    assert layering_violations() == []
+
+
+VERSION_ATTRS = {"sys": {"version_info", "version", "hexversion"},
+                 "platform": {"python_version", "python_version_tuple"}}
+
+
+def version_reads(path: Path) -> list[int]:
+    """Lines reading the interpreter version: sys.version_info, `from sys import version`, getattr(sys, ...)."""
+    lines = []
+    for node in ast.walk(parse(path)):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.attr in VERSION_ATTRS.get(node.value.id, ()):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module in VERSION_ATTRS:
+            if any(a.name in VERSION_ATTRS[node.module] for a in node.names):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr" and len(node.args) >= 2:
+            obj, attr = node.args[0], node.args[1]
+            if isinstance(obj, ast.Name) and isinstance(attr, ast.Constant):
+                if attr.value in VERSION_ATTRS.get(obj.id, ()):
+                    lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_only_pyversion_reads_the_python_version():
+    bad = [f"{path.relative_to(ROOT.parent)}:{line}" for name, path in modules() if name != VERSION_READER
+           for line in version_reads(path)]
+    assert bad == [], "read the version through minidynamo.pyversion instead"
+
+
+def span(node: ast.AST) -> int:
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return node.end_lineno - first + 1
+
+
+def size_violations() -> list[str]:
+    bad = []
+    for name, path in modules():
+        rel = path.relative_to(ROOT.parent)
+        in_handlers = under(name, "capture.handlers") and name != "capture.handlers"
+        n_lines = len(path.read_text(encoding="utf-8").splitlines())
+        limit = HANDLER_FILE_LIMIT if in_handlers else MODULE_LIMIT
+        if n_lines > limit and name not in MODULE_SIZE_EXCEPTIONS:
+            bad.append(f"{rel}: {n_lines} lines > {limit}")
+        for node in ast.walk(parse(path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                limit = HANDLER_LIMIT if in_handlers else FUNCTION_LIMIT
+                if span(node) > limit:
+                    bad.append(f"{rel}:{node.lineno} {node.name}: {span(node)} lines > {limit}")
+            elif isinstance(node, ast.ClassDef) and span(node) > CLASS_LIMIT:
+                bad.append(f"{rel}:{node.lineno} class {node.name}: {span(node)} lines > {CLASS_LIMIT}")
+    return bad
+
+
+def test_sizes():
+    assert size_violations() == []
+
+
+def test_size_exceptions_name_existing_modules_with_a_reason():
+    names = {name for name, _ in modules()}
+    for name, reason in MODULE_SIZE_EXCEPTIONS.items():
+        assert name in names and reason.strip(), name
+
+
+# ---- the checker checks itself on small samples, so a broken rule cannot pass silently ---------------
+
+@pytest.fixture
+def fake_module(tmp_path, monkeypatch):
+    """Write modules into a throwaway package tree and point the checks at it."""
+    root = tmp_path / PKG
+    monkeypatch.setitem(globals(), "ROOT", root)
+
+    def write(rel: str, text: str) -> None:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for parent in path.relative_to(root).parents:
+            (root / parent / "__init__.py").touch()
+        path.write_text(text)
+
+    return write
+
+
+def test_checker_finds_layering_breaks(fake_module):
+    fake_module("errors.py", "")
+    fake_module("graph/ir.py", "from .. import errors\nfrom ..graph import meta\n")
+    fake_module("graph/meta.py", "import minidynamo\n")
+    fake_module("backends/eager.py", "from ..graph import ir\nfrom ..capture.frame import Frame\n")
+    fake_module("capture/frame.py", "from ..stitch import resume\nfrom .. import compile\n")
+    bad = "\n".join(layering_violations())
+    assert "graph/ir.py:1 imports minidynamo.errors: graph may import only" in bad
+    assert "graph/ir.py:2" not in bad
+    assert "graph/meta.py:1 imports minidynamo: the package root" in bad
+    assert "backends/eager.py:2 imports minidynamo.capture.frame" in bad
+    assert "capture/frame.py:1 imports minidynamo.stitch: capture must not import" in bad
+    assert "capture/frame.py:2 imports minidynamo: the package root" in bad
+
+
+def test_checker_finds_version_reads_and_long_functions(fake_module):
+    fake_module("emit.py", "import sys\nV = sys.version_info\nfrom platform import python_version\n")
+    fake_module("capture/handlers/stack.py", "def nop(frame, inst):\n" + "    pass\n" * 40)
+    assert version_reads(ROOT / "emit.py") == [2, 3]
+    assert size_violations() == ["minidynamo/capture/handlers/stack.py:1 nop: 41 lines > 40"]

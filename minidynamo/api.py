@@ -25,6 +25,7 @@ from .capture.interpreter import capture_function
 from .errors import GraphBreak, GraphBreakError, InternalError
 from .guards import GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
+from .partial import _compiled_children as _children, capture_around_break, reset as partial_reset
 from .stitch.stitched import build_body
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
@@ -57,12 +58,14 @@ class CompiledState:
             if self.skip_reason is not None or getattr(self._in_miss, "active", False):
                 return self.fn(*args, **kwargs)
             cfg = self.cfg()
-            self._record_failures(args, kwargs)
-            if len(self.cache.entries) >= cfg.cache_size_limit:
-                self._warn_limit(cfg)
+            self.cache.stats.misses += 1
+            if len(self.cache.entries) >= cfg.cache_size_limit:   # no recompile: not counted as one
+                if not self.warned_limit:
+                    self._warn_limit(cfg, self._failure_reasons(args, kwargs))
                 return self.fn(*args, **kwargs)
+            self._record_failures(args, kwargs)
             try:
-                self._capture(args, kwargs, cfg)
+                entry = self._capture(args, kwargs, cfg)
             except GraphBreakError:
                 raise
             except Exception as e:   # the one logged fallback: an internal error never reaches the user
@@ -74,60 +77,85 @@ class CompiledState:
                 log("recompiles").warning("minidynamo: %s runs eagerly: %s", self.fn.__qualname__, self.skip_reason)
                 return self.fn(*args, **kwargs)
             self._in_miss.active = True
-        try:
+        before = entry.hits[0]
+        try:   # the new entry's guards pass for these arguments; this call is a miss, not a hit
             return self.cache.dispatcher(*args, **kwargs)
         finally:
             self._in_miss.active = False
+            if entry.hits[0] > before:
+                entry.hits[0] -= 1
 
-    def _record_failures(self, args: tuple, kwargs: dict) -> None:
-        if not self.cache.entries:
-            return
+    def _failure_reasons(self, args: tuple, kwargs: dict) -> list[str]:
+        """For each cached entry, the first guard these arguments fail, as a readable line."""
         values = _argument_values(self.fn, args, kwargs)
         reasons = []
         for e in self.cache.entries:
             reasons += failures(e.guards, {**values, **self.cache.namespace})[:1]
+        return reasons
+
+    def _record_failures(self, args: tuple, kwargs: dict) -> None:
+        if not self.cache.entries:
+            return
+        reasons = self._failure_reasons(args, kwargs)
         self.cache.stats.guard_failures.append(reasons)
         self.cache.stats.recompiles += 1
         GLOBAL_STATS["guard_failures"] += 1
         GLOBAL_STATS["recompiles"] += 1
         log("recompiles").info("recompiling %s: %s", self.fn.__qualname__, "; ".join(reasons))
 
-    def _warn_limit(self, cfg: _config.Config) -> None:
+    def _warn_limit(self, cfg: _config.Config, last: list[str]) -> None:
         if not self.warned_limit:
             self.warned_limit = True
-            last = self.cache.stats.guard_failures[-1] if self.cache.stats.guard_failures else []
             warnings.warn(f"minidynamo: {self.fn.__qualname__} hit the cache size limit ({cfg.cache_size_limit}); "
                           f"further variants run eagerly. Last guard failures: {'; '.join(last)}",
                           RuntimeWarning, stacklevel=4)
 
-    def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config) -> None:
-        record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag())
+    def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config) -> Entry:
+        record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag(), self.children)
         if record.reason is not None and self.fullgraph:
             raise GraphBreakError(record.reason)
         self.records.append(record)
         self.cache.stats.captures += 1
         GLOBAL_STATS["captures"] += 1
         self.cache.add(record.entry)
+        return record.entry
+
+
+_recording = threading.local()     # explain() collects every capture made while it runs the function
 
 
 def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any, cfg: _config.Config,
-                 tag: str) -> CaptureRecord:
-    """Capture fn for these arguments: a compiled entry, or an eager entry with the break's reason."""
+                 tag: str, children: dict | None = None) -> CaptureRecord:
+    """Capture fn for these arguments: a compiled entry (whole frame, or the part before a graph break
+    followed by a resume function), or an eager entry with the break's reason."""
     start = time.perf_counter()
+    name = f"{fn.__name__}_{tag.strip('_')}"
+    limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions)
     try:
-        captured = capture_function(fn, args, kwargs, f"{fn.__name__}_{tag.strip('_')}", tag=tag,
-                                    inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions)
+        captured = capture_function(fn, args, kwargs, name, tag=tag, **limits)
+        ctx, reason = captured.ctx, None
+        ctx.distinctness_guards()
+        body = build_body(ctx, captured.result)
     except GraphBreak as e:
-        ctx = getattr(e, "ctx", None)
-        guards = ctx.guards if ctx is not None else GuardSet()
-        entry = Entry(guards, [f"return ___eager({_forward(fn)})"], dict(ctx.namespace) if ctx else {}, tag)
-        record = CaptureRecord(fn, entry, None, e.reason, time.perf_counter() - start)
-        log("graph_breaks").info("graph break in %s: %s", fn.__qualname__, e.reason)
-        return record
-    ctx = captured.ctx
-    ctx.distinctness_guards()
-    body = build_body(ctx, captured.result)
-    compiled = backend(body.graph, [src for src, _ in ctx.inputs]) if body.lines[0].startswith("___o") else None
+        reason = e.reason
+        log("graph_breaks").info("graph break in %s: %s", fn.__qualname__, reason)
+        children = _children if children is None else children
+        compile_child = functools.partial(compile, backend=backend, _children=children)
+        try:
+            part = capture_around_break(fn, args, kwargs, reason, name=name, tag=tag, compile_fn=compile_child,
+                                        children=children, **limits)
+        except GraphBreak as again:   # the restart broke elsewhere: capture is not deterministic here
+            part = f"restart broke at another place: {again.reason.message}"
+        if isinstance(part, str):
+            reason.fallback = part
+            ctx = getattr(e, "ctx", None)
+            guards = ctx.guards if ctx is not None else GuardSet()
+            entry = Entry(guards, [f"return ___eager({_forward(fn)})"], dict(ctx.namespace) if ctx else {}, tag)
+            return _recorded(CaptureRecord(fn, entry, None, reason, time.perf_counter() - start))
+        ctx, body = part.ctx, part.body
+    compiled = None
+    if body.lines and body.lines[0].startswith("___o"):
+        compiled = backend(body.graph, _example_inputs(fn, args, kwargs, ctx))
     namespace = dict(body.namespace)
     lines = list(body.lines)
     if compiled is not None:
@@ -135,10 +163,24 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         if not body.mutates:   # nothing has happened yet when the graph raises: plain Python re-runs it all
             lines[0:1] = ["try:", f"    {lines[0]}", "except Exception:", f"    return ___eager({_forward(fn)})"]
     entry = Entry(ctx.guards, lines, namespace, tag)
-    record = CaptureRecord(fn, entry, body.graph, None, time.perf_counter() - start)
+    record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start)
     log("graph_code").debug("graph of %s:\n%s", fn.__qualname__, body.graph)
     log("guards").debug("guards of %s:\n%s", fn.__qualname__, ctx.guards)
+    return _recorded(record)
+
+
+def _recorded(record: CaptureRecord) -> CaptureRecord:
+    records = getattr(_recording, "records", None)
+    if records is not None:
+        records.append(record)
     return record
+
+
+def _example_inputs(fn: types.FunctionType, args: tuple, kwargs: dict, ctx: Any) -> list[Any]:
+    """The real values of the graph's inputs for this call (what a backend may specialize or warm up on),
+    read through the same source expressions the compiled entry evaluates."""
+    scope = _argument_values(fn, args, kwargs)
+    return [eval(src.expr(), dict(ctx.namespace), scope) for src, _ in ctx.inputs]
 
 
 def _forward(fn: types.FunctionType) -> str:
@@ -153,24 +195,30 @@ def _argument_values(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
 
 
 def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bool = False,
-            dynamic: bool | None = None, options: dict | None = None) -> Any:
-    """Compile `fn` (or return a decorator): `@compile`, `@compile(backend="eager")`, `compile(fn)`."""
+            dynamic: bool | None = None, options: dict | None = None, _children: dict | None = None) -> Any:
+    """Compile `fn` (or return a decorator): `@compile`, `@compile(backend="eager")`, `compile(fn)`.
+    (`_children` is internal: where resume functions and broken callees are cached.)"""
     if fn is None:
-        return functools.partial(compile, backend=backend, fullgraph=fullgraph, dynamic=dynamic, options=options)
+        return functools.partial(compile, backend=backend, fullgraph=fullgraph, dynamic=dynamic, options=options,
+                                 _children=_children)
     if dynamic:
         raise NotImplementedError("compile(dynamic=True): automatic dynamic shapes are on the roadmap; "
                                   "use dynamic=None or False (each new shape is captured separately)")
     options = dict(options or {})
     _config.Config(**options)   # unknown option names raise TypeError naming them
+    inner = _state_of(fn)
+    if inner is not None and not isinstance(fn, types.MethodType):
+        fn = inner.fn            # compiling a compiled function compiles the original again
     if isinstance(fn, types.MethodType):
-        return types.MethodType(compile(fn.__func__, backend=backend, fullgraph=fullgraph, options=options),
-                                fn.__self__)
+        return types.MethodType(compile(fn.__func__, backend=backend, fullgraph=fullgraph, options=options,
+                                        _children=_children), fn.__self__)
     if not callable(fn):
         raise TypeError(f"compile() expects a function, got {type(fn).__name__}: {fn!r}")
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"compile() expects a Python function, got {type(fn).__name__} {fn!r} "
                         "(builtins and C functions have no bytecode to capture)")
     state = CompiledState(fn, backend, fullgraph, options)
+    state.children = _children
     wrapper = state.cache.dispatcher
     functools.update_wrapper(wrapper, fn)
     wrapper._minidynamo = state
@@ -183,17 +231,30 @@ def _state_of(fn: Any) -> CompiledState | None:
 
 
 def explain(fn: Callable) -> Callable[..., ExplainOutput]:
-    """`explain(fn)(*args, **kwargs)`: capture once (nothing cached) and report graphs, breaks, guards."""
+    """`explain(fn)(*args, **kwargs)`: run the function once under a fresh capture (nothing reused from
+    other compiled functions) and report every graph, graph break, guard and compiled entry it produced,
+    including those of resume functions and of helpers that broke."""
     state = _state_of(fn)
     target = state.fn if state is not None else getattr(fn, "__func__", fn)
     if not isinstance(target, types.FunctionType):
-        raise TypeError(f"explain() expects a Python function or a compiled one, got {type(fn).__name__}")
+        raise TypeError(f"explain() expects a Python function or a compiled one, got {type(fn).__name__} "
+                        f"{fn!r}")
     backend = state.backend if state is not None else get_backend("numpy")
+    options = state.options if state is not None else None
     bound_self = (fn.__self__,) if isinstance(fn, types.MethodType) else ()
 
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
-        record = capture_once(target, bound_self + args, kwargs, backend, _config.current(), "x0_")
-        return ExplainOutput.from_records(target, [record])
+        fresh = compile(target, backend=backend, options=options, _children={})
+        saved = getattr(_recording, "records", None)
+        _recording.records = records = []
+        try:
+            fresh(*bound_self, *args, **kwargs)
+        finally:
+            _recording.records = saved
+        skip = _state_of(fresh).skip_reason
+        if skip is not None:
+            raise InternalError(f"explain of {target.__qualname__} failed: {skip}")
+        return ExplainOutput.from_records(target, records)
 
     return run
 
@@ -216,6 +277,7 @@ def reset() -> None:
             state.records.clear()
             state.skip_reason = None
             state.warned_limit = False
+    partial_reset()
 
 
 _ = (BreakReason, logging)

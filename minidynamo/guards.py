@@ -90,7 +90,7 @@ class Guard:
             raise ValueError(f"{kind} guard needs an attribute name, got {self.expected!r}")
 
     def __str__(self) -> str:
-        e, v = self.expr, self.expected
+        e, v = _humanize(self.expr), self.expected
         return {
             TYPE: lambda: f"type({e}) is {_pretty(v)}",
             ID: lambda: f"{e} is {_pretty(v)}",
@@ -502,13 +502,17 @@ def _wrap(fn: str, g: Guard, name: str) -> str:
     return f"{fn}({name})" if name == g.expr else f"{fn} of {name}"
 
 
-_GLOBAL_RE = re.compile(r"___G\[(['\"])(\w+)\1\]")
+# Globals dicts are bound as `___G` (or, per cache entry, `___e3_G0`); closure cells as `___closure[i]` or
+# `___e3_cell2` (a cell object bound in the namespace).
+_GLOBAL_RE = re.compile(r"___\w*?G\d*(?:\[(['\"])(\w+)\1\]|\.get\((['\"])(\w+)\3\))")
 _CELL_RE = re.compile(r"___closure\[(\d+)\]\.cell_contents")
+_CELL_OBJ_RE = re.compile(r"___\w*?cell(\d+)\.cell_contents")
 
 
 def _humanize(expr: str) -> str:
     """`___G['scale']` -> `global scale`; `___closure[0].cell_contents` -> `closure cell 0`."""
-    return _CELL_RE.sub(r"closure cell \1", _GLOBAL_RE.sub(r"global \2", expr))
+    expr = _GLOBAL_RE.sub(lambda m: f"global {m.group(2) or m.group(4)}", expr)
+    return _CELL_OBJ_RE.sub(r"closure cell #\1", _CELL_RE.sub(r"closure cell \1", expr))
 
 
 def _pretty(obj: Any) -> str:

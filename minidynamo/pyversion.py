@@ -47,6 +47,11 @@ HAS_BINARY_SLICE: Final = VERSION >= (3, 12)
 # 3.12: LOAD_GLOBAL / LOAD_ATTR / LOAD_SUPER_ATTR tuple args; 3.11 LOAD_GLOBAL already (push_null, name).
 
 
+# 3.12+: a plain LOAD_FAST is not checked for an unbound local (a resume function that reads one it was not
+# given would crash the interpreter), so resume code turns such loads into LOAD_FAST_CHECK. 3.11 checks always.
+NEEDS_LOAD_FAST_CHECK: Final = VERSION >= (3, 12)
+
+
 def in_range(since: tuple[int, int] | None, until: tuple[int, int] | None) -> bool:
     """True when the running version lies in [since, until] (both ends inclusive, None = open)."""
     return (since is None or VERSION >= since) and (until is None or VERSION <= until)

@@ -341,9 +341,9 @@ def test_str_is_readable():
         "type(x) is ndarray",
         "x.shape == (4, 8)",
         "x.dtype == float32",
-        "type(___G['scale']) is float",
-        "___G['scale'] == 2.0",
-        "___G['act'] is <ufunc tanh>",
+        "type(global scale) is float",     # namespace names are shown as what they stand for
+        "global scale == 2.0",
+        "global act is <ufunc tanh>",
         "tuple(p.keys()) == ('W1', 'b1')",
         "len(xs) == 3",
         "b is None",

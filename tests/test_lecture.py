@@ -39,8 +39,6 @@ def test_demo1_ops_and_constants(mlp_params):
     assert g.ops() == {"matmul": 2, "multiply": 6, "add": 2, "tanh": 1}
     assert g.count() == 11
     consts = [n for n in g.nodes if n.op == CONST]
-    assert [c.value for c in consts] == [mlp_params["W1"], mlp_params["W2"]] or \
-        [id(c.value) for c in consts] == [id(mlp_params["W1"]), id(mlp_params["W2"])]
     assert [id(c.value) for c in consts] == [id(mlp_params["W1"]), id(mlp_params["W2"])]
 
 
@@ -115,7 +113,7 @@ def test_demo3_specialize_is_silently_wrong_off_the_example_path(signed):
     pos, neg = signed
     g = trace(demos.sign_flip, {"x": (3, 4)}, mode="specialize", example={"x": pos})
     assert g.guards == []
-    assert [n.args[1] for n in g.nodes if n.op == "multiply"] == [2.0]
+    assert g.ops() == {"multiply": 1} and g.nodes[-1].args[1] == 2.0    # only the path the example took
     np.testing.assert_array_equal(run(g, {"x": pos})[0], demos.sign_flip(pos))
     err = np.abs(run(g, {"x": neg})[0] - demos.sign_flip(neg)).max()
     assert err > 0
@@ -125,6 +123,8 @@ def test_demo3_guard_mode_records_one_checkable_guard(signed):
     pos, neg = signed
     g = trace(demos.sign_flip, {"x": (3, 4)}, mode="guard", example={"x": pos})
     assert len(g.guards) == 1
+    assert g.ops() == {"multiply": 1}
+    assert g.guards[0].condition.ops() == {"sum": 2, "greater": 1}
     assert check_guards(g, {"x": pos}) is True
     assert check_guards(g, {"x": neg}) is False
     text = str(g.guards[0])

@@ -341,6 +341,9 @@ def test_F_records_on_traced_arrays(name, args, kwargs):
 def test_F_names_and_repr():
     assert "tanh" in F.names and F.tanh.__qualname__ == "F.tanh"
     assert "F:" in repr(F)
+    # the bytecode front end resolves F.tanh through the registry, like np.tanh
+    assert {name: ops.lookup_function(getattr(F, name)) for name in F.names} == \
+        {name: ops.lookup_function(getattr(np, name)) for name in F.names}
 
 
 # ---- LazyRunner ------------------------------------------------------------------------------------------

@@ -30,6 +30,8 @@ class BreakReason:
     source_line: str = ""
     opname: str = ""
     stack: list[str] = field(default_factory=list)
+    root_stop: tuple[int, int] | None = None   # (instruction index, visit) of the root frame at the break
+    fallback: str = ""          # set when the frame could not be split at this break and runs eagerly
 
     def where(self) -> str:
         import os
@@ -43,4 +45,6 @@ class BreakReason:
             text += f"\n    `{self.source_line}`"
         for s in reversed(self.stack):
             text += f"\n    inlined from {s}"
+        if self.fallback:
+            text += f"\n    -> whole frame runs eagerly: {self.fallback}"
         return text

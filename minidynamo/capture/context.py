@@ -47,6 +47,8 @@ class CaptureContext:
         self.mutating_nodes: list[Node] = []
         self._ns_keys: dict[int, str] = {}
         self._inputs_by_expr: dict[str, ArrayVar] = {}
+        self._inputs_by_id: dict[int, ArrayVar] = {}
+        self._alive: list[Any] = []
         self._mutables: dict[int, tuple[Var, Source]] = {}
         self._signatures: dict[Any, inspect.Signature] = {}
 
@@ -131,6 +133,11 @@ class CaptureContext:
         known = self._inputs_by_expr.get(expr)
         if known is not None:
             return known
+        alias = self._inputs_by_id.get(id(value))
+        if alias is not None:   # one object reached twice (f(x, x)): one input, so writes show through both
+            self.guard([_same_object(source, alias.source, True)])
+            self._inputs_by_expr[expr] = alias
+            return alias
         self.guard(G.array_guards(expr, value, source.describe()))
         name, i = input_name(source), 1
         while name in self.graph.input_names:
@@ -139,6 +146,8 @@ class CaptureContext:
         var = ArrayVar(node, source)
         self.inputs.append((source, node))
         self._inputs_by_expr[expr] = var
+        self._inputs_by_id[id(value)] = var
+        self._alive.append(value)      # keeps ids unique while this capture runs
         return var
 
     def _wrap_container(self, value: Any, source: Source) -> Var:
@@ -160,21 +169,42 @@ class CaptureContext:
     def _dedupe_mutable(self, value: Any, source: Source, make: Any) -> Var:
         """One Var per mutable object, so a list passed twice is mutated once; aliasing is guarded."""
         seen = self._mutables.get(id(value))
-        if seen is not None:
-            self.guard([G.Guard(source.expr(), G.GuardKind.ID, value, source.describe())])
+        if seen is not None:   # the same object under a second source: guard the relation, both ways round
+            first = seen[1]
+            self.guard([_same_object(source, first, True)])
             return seen[0]
         var = make()
         self._mutables[id(value)] = (var, source)
         return var
 
+    def guard_identity(self, a: Var, b: Var) -> bool | None:
+        """`a is b` for two pre-existing objects read from sources, guarded as a relation between the two
+        sources (not by pinning either object), or None when capture does not know their objects."""
+        inputs = {id(node) for _, node in self.inputs}
+        if isinstance(a, ArrayVar) and isinstance(b, ArrayVar) and id(a.node) in inputs and id(b.node) in inputs:
+            same = a.node is b.node       # one object reached twice is one input (see _graph_input)
+            self.guard([_same_object(a.source, b.source, same)])
+            return same
+        real = [getattr(v, "value", None) if isinstance(v, (UserObjectVar, OpaqueVar)) else None for v in (a, b)]
+        if real[0] is None or real[1] is None or a.source is None or b.source is None:
+            return None
+        same = real[0] is real[1]
+        self.guard([_same_object(a.source, b.source, same)])
+        return same
+
     def distinctness_guards(self) -> None:
-        """Mutated objects must stay distinct from every other wrapped mutable of the same type."""
+        """Mutated objects must stay distinct from every other wrapped mutable of the same type; when the
+        graph writes into arrays, its array inputs must stay distinct objects too (aliases share one input)."""
+        if self.mutating_nodes:
+            sources = [src for src, _ in self.inputs]
+            for i, s1 in enumerate(sources):
+                for s2 in sources[i + 1:]:
+                    self.guard([_same_object(s1, s2, False)])
         mutated = [v for v in self.side_effects.objects if v.source is not None]
         for var in mutated:
             for other, src in self._mutables.values():
                 if other is not var and other.python_type() is var.python_type():
-                    self.guard([G.Guard(f"{var.source.expr()} is not {src.expr()}", G.GuardKind.EQUALS, True,
-                                        f"{var.source.describe()} and {src.describe()} are different objects")])
+                    self.guard([_same_object(var.source, src, False)])
 
     # ---- graph building ------------------------------------------------------------------------------
     def to_arg(self, var: Var) -> Any:
@@ -216,6 +246,12 @@ class CaptureContext:
                 parts.append(ArrayVar(self.graph.call(getitem.name, getitem.impl, (node, i), {}, spec=s)))
             return ListVar(parts) if opdef.name in ("split", "array_split") else TupleVar(parts)
         return ArrayVar(node)
+
+
+def _same_object(a: Source, b: Source, same: bool) -> G.Guard:
+    """`(a is b) == same`. The parentheses matter: rendered bare, `a is b is True` would chain."""
+    return G.Guard(f"({a.expr()} is {b.expr()})", G.GuardKind.EQUALS, same,
+                   f"{a.describe()} is {'' if same else 'not '}{b.describe()}")
 
 
 def _spec_of_constant(value: Any) -> Any:
@@ -263,6 +299,10 @@ class LazyDictVar(DictVar):
     def setitem(self, frame, key, value):
         self._resolve_all()
         super().setitem(frame, key, value)
+
+    def delitem(self, frame, key):
+        self._resolve_all()
+        super().delitem(frame, key)
 
     def call_method(self, frame, name, args, kwargs):
         self._resolve_all()

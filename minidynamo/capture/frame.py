@@ -14,6 +14,7 @@ from .breaks import INLINE
 from .instructions import Instructions, decode
 from .sources import CellSource, GlobalSource
 from .variables.base import Var, unsupported
+from .variables.containers import ListIteratorVar
 from .variables.functions import CellBox
 
 
@@ -38,7 +39,9 @@ class Frame:
         self.current = 0                     # index of the instruction being executed
         self.kw_names: tuple[str, ...] = ()  # set by KW_NAMES (3.11/3.12) for the next CALL
         self.result: Var | None = None
-        self.steps = 0
+        self.yields: list[Var] | None = None  # a generator's frame collects what it yields here
+        self.visits: dict[int, int] = {}   # instruction index -> times reached (unrolled loops revisit)
+        self.stop_at: tuple[int, int] | None = None   # (index, visit): stop before it (restart after a break)
 
     # ---- stack ---------------------------------------------------------------------------------------
     def push(self, value: Any) -> None:
@@ -108,10 +111,25 @@ class Frame:
         from . import interpreter
         if self.depth + 1 > self.ctx.inline_limit:
             raise unsupported(INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
-        if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):   # generator, coroutine, iterable coroutine, async gen
-            raise unsupported("unsupported", f"{qualname} is a generator or coroutine")
+        if code.co_flags & (0x80 | 0x100 | 0x200):   # coroutine, iterable coroutine, async generator
+            raise unsupported("unsupported", f"{qualname} is a coroutine")
         child = Frame(self.ctx, code, args, closure, globals_, qualname, parent=self)
+        if code.co_flags & 0x20:                      # a generator (genexpr): run it now, collect its items
+            return self._run_generator(child)
         return interpreter.run_frame(child)
+
+    def _run_generator(self, child: "Frame") -> Var:
+        """A generator run to its end at call time; its items become a known iterator. Only sound when the
+        body changes nothing the consumer could observe in between, so side effects there break."""
+        from . import interpreter
+        effects = self.ctx.side_effects
+        before = (len(effects.objects), len(effects.globals), len(self.ctx.mutating_nodes))
+        child.yields = []
+        interpreter.run_frame(child)
+        if (len(effects.objects), len(effects.globals), len(self.ctx.mutating_nodes)) != before:
+            raise unsupported("side_effect", f"generator {child.qualname} has side effects; running it ahead "
+                                             "of its consumer would reorder them")
+        return ListIteratorVar(child.yields)
 
     def location(self) -> tuple[str, int | None, str]:
         return self.code.co_filename, self.ins.lineno(self.current), self.ins.source_line(self.current)

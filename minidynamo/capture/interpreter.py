@@ -25,18 +25,30 @@ from .variables.functions import CellBox
 
 @dataclass
 class Captured:
+    """A finished capture (`result` is the return value), or, with `stop_at`, the root frame stopped
+    before the instruction where a first pass broke (`frame`, `result` None)."""
+
     ctx: CaptureContext
-    result: Var
+    result: Var | None
+    frame: Frame | None = None
+
+
+class _Stop(Exception):
+    """The root frame reached the instruction it was asked to stop before."""
 
 
 def run_frame(frame: Frame) -> Var:
     """Execute `frame` to its return; a GraphBreak leaving it carries this frame's location."""
     instrs = frame.ins.instrs
     limit = frame.ctx.max_steps
+    visits = frame.visits
     try:
         while frame.result is None:
             frame.current = frame.ip
             instr = instrs[frame.ip]
+            visits[frame.ip] = visits.get(frame.ip, 0) + 1
+            if frame.stop_at is not None and frame.stop_at == (frame.ip, visits[frame.ip]):
+                raise _Stop()
             frame.ip += 1
             frame.ctx.steps += 1
             if frame.ctx.steps > limit:
@@ -53,6 +65,8 @@ def run_frame(frame: Frame) -> Var:
 
 
 def _locate(reason: BreakReason, frame: Frame) -> None:
+    if frame.parent is None:      # where the root frame was: a restart stops before this instruction
+        reason.root_stop = (frame.current, frame.visits.get(frame.current, 0))
     filename, lineno, text = frame.location()
     where = f"{frame.qualname} ({filename}:{lineno}) `{text}`"
     if reason.lineno is None and not reason.filename:
@@ -64,7 +78,7 @@ def _locate(reason: BreakReason, frame: Frame) -> None:
 
 
 def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: str, *, tag: str,
-                     inline_limit: int, max_steps: int) -> Captured:
+                     inline_limit: int, max_steps: int, stop_at: tuple[int, int] | None = None) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again."""
     ctx = CaptureContext(name, tag)
@@ -80,7 +94,10 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
     closure = [CellBox(real=c) for c in (fn.__closure__ or ())]
     try:
         frame = Frame(ctx, fn.__code__, locals_, closure, fn.__globals__, fn.__qualname__)
+        frame.stop_at = stop_at
         result = run_frame(frame)
+    except _Stop:
+        return Captured(ctx, None, frame)
     except GraphBreak as e:
         e.ctx = ctx
         raise

@@ -1,69 +1,253 @@
-"""Shape and dtype rules: broadcasting, NumPy 2 (NEP 50) promotion, reductions, shape ops.
+"""Shape and dtype rules, core part: broadcasting, axes, probes, ufuncs and the Python operators.
 
-Imports numpy only. Every rule works on ArraySpecs and Python values, never on data, so its cost does not
-grow with array size. A rule raises MetaError with a message close to NumPy's where NumPy would raise.
+Imports numpy and graph.ir only. Every rule works on ArraySpecs and Python values, never on data, so its cost
+does not grow with array size. Shapes are always computed here explicitly; dtypes (and NumPy's value checks
+on weak Python scalars, NEP 50) come from running the real NumPy callable on a *probe*: an array of at most
+one element with the operand's dtype. A rule raises MetaError where NumPy would raise.
+The other rule families live in meta_reduce, meta_shape, meta_create, meta_index and meta_linalg.
 """
 
 from __future__ import annotations
 
+import operator
+import warnings
 from typing import Any, Callable
 
 import numpy as np
 
 from .ir import ArraySpec
 
+PYTHON_SCALARS = (bool, int, float, complex)
+
 
 class MetaError(ValueError):
     """The op would fail in NumPy for these argument specs."""
 
 
+class _NoValue:
+    """Stands for 'argument not given' where None is a meaningful value (np.clip's bounds, initial=)."""
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+
+NOVALUE: Any = _NoValue()
+
+
+# ---- small helpers shared by every rule family -----------------------------------------------------
+
 def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*shapes))
-    except ValueError as e:
-        raise MetaError(f"shapes {' '.join(map(str, shapes))} do not broadcast: {e}") from None
+    except ValueError:
+        raise MetaError("operands could not be broadcast together with shapes "
+                        + " ".join(str(tuple(s)) for s in shapes)) from None
 
 
-def _dtype_arg(value: Any) -> Any:
-    """What ufunc.resolve_dtypes takes for one operand: a dtype, or the Python type for a weak scalar."""
+def is_spec(value: Any) -> bool:
+    return isinstance(value, ArraySpec)
+
+
+def as_spec(value: Any, what: str = "operand") -> ArraySpec:
+    """An ArraySpec for an array-like argument; Python scalars become 0-d arrays of NumPy's default dtype
+    (what np.asarray does: these are strong, unlike a ufunc's weak Python-scalar operands)."""
     if isinstance(value, ArraySpec):
-        return value.dtype
-    if isinstance(value, bool):
-        return bool
-    if isinstance(value, (int, float, complex)):
-        return type(value)
-    raise MetaError(f"unsupported operand {value!r} of type {type(value).__name__}")
+        return value
+    if isinstance(value, PYTHON_SCALARS):
+        return ArraySpec((), np.asarray(value).dtype)
+    if isinstance(value, (list, tuple)):
+        return _sequence_spec(value, what)
+    raise MetaError(f"unsupported {what} {value!r} of type {type(value).__name__}")
 
 
-def ufunc_meta(uf: np.ufunc) -> Callable[..., ArraySpec]:
-    """Meta rule of a ufunc called as uf(*operands): broadcast shapes, NumPy's own dtype resolution."""
-
-    def rule(*args: Any, **kwargs: Any) -> ArraySpec:
-        if len(args) != uf.nin or kwargs:
-            raise MetaError(f"{uf.__name__}: expected {uf.nin} operands and no keywords here")
-        shapes = [a.shape for a in args if isinstance(a, ArraySpec)]
-        shape = broadcast(*shapes) if shapes else ()
+def _sequence_spec(value: list | tuple, what: str) -> ArraySpec:
+    if any(is_spec(v) for v in value):
+        raise MetaError(f"unsupported {what}: a sequence that mixes arrays into a list")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         try:
-            dtypes = uf.resolve_dtypes(tuple(_dtype_arg(a) for a in args) + (None,) * uf.nout)
-        except (TypeError, np._core._exceptions._UFuncNoLoopError) as e:  # type: ignore[attr-defined]
-            raise MetaError(f"{uf.__name__}: {e}") from None
-        # A ufunc returns a NumPy scalar, not a 0-d array, whenever its result is 0-d.
-        return ArraySpec(shape, dtypes[uf.nin], scalar=shape == ())
+            arr = np.asarray(value)     # cost grows with the literal, never with traced data
+        except ValueError as e:
+            raise MetaError(f"{what}: {e}") from None
+    if arr.dtype == object:
+        raise MetaError(f"unsupported {what} {value!r}")
+    return ArraySpec(arr.shape, arr.dtype)
+
+
+def normalize_axis(axis: Any, ndim: int, what: str = "axis") -> int:
+    """A non-negative axis, or MetaError like np.exceptions.AxisError / the TypeError for a non-integer."""
+    if isinstance(axis, bool) or is_spec(axis):
+        raise MetaError(f"{what} must be an integer, got {axis!r}")
+    try:
+        ax = operator.index(axis)
+    except TypeError:
+        raise MetaError(f"{what} must be an integer, got {axis!r}") from None
+    if not -ndim <= ax < ndim:
+        raise MetaError(f"{what}: axis {ax} is out of bounds for array of dimension {ndim}")
+    return ax % ndim if ndim else ax
+
+
+def normalize_axes(axis: Any, ndim: int, what: str = "axis") -> tuple[int, ...]:
+    """axis=None -> all axes; int or sequence of ints -> sorted-as-given unique non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    axes = tuple(normalize_axis(a, ndim, what) for a in items)
+    if len(set(axes)) != len(axes):
+        raise MetaError(f"{what}: duplicate value in 'axis'")
+    return axes
+
+
+def probe(value: Any, shape: tuple[int, ...] | None = None) -> Any:
+    """A stand-in for one argument when running the real NumPy callable to learn a dtype.
+
+    ArraySpec -> ones of its dtype with `shape` (default (1,), or (0,) for an empty array); a NumPy scalar
+    spec -> a NumPy scalar; Python values (weak scalars, None, strings) pass through unchanged.
+    """
+    if not isinstance(value, ArraySpec):
+        return value
+    if value.scalar:
+        return np.ones((), value.dtype)[()]
+    if shape is None:
+        shape = (0,) if value.size == 0 else (1,)
+    return np.ones(shape, value.dtype)
+
+
+def run_probe(what: str, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Call fn on probe arguments with warnings silenced; NumPy's own errors become MetaError."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError, ArithmeticError, IndexError) as e:
+            raise MetaError(f"{what}: {e}") from None
+
+
+def result_dtype(what: str, fn: Callable, *args: Any, **kwargs: Any) -> np.dtype:
+    return np.asarray(run_probe(what, fn, *args, **kwargs)).dtype
+
+
+def reject_keywords(what: str, kwargs: dict, allowed: tuple[str, ...] = ()) -> None:
+    bad = sorted(k for k in kwargs if k not in allowed)
+    if bad:
+        raise MetaError(f"{what}: unsupported keyword {bad[0]!r}")
+
+
+def spec_like(shape: tuple[int, ...], dtype: Any, scalar_if_0d: bool) -> ArraySpec:
+    shape = tuple(shape)
+    return ArraySpec(shape, dtype, scalar=scalar_if_0d and shape == ())
+
+
+# ---- ufuncs ------------------------------------------------------------------------------------------
+
+UFUNC_KEYWORDS = ("out", "where", "dtype", "casting", "order", "subok", "signature")
+
+
+def _split_out(uf: np.ufunc, args: tuple, kwargs: dict) -> tuple[tuple, tuple | None]:
+    """Separate operands from outputs given positionally or as out=; outputs as a tuple or None."""
+    if len(args) < uf.nin or len(args) > uf.nin + uf.nout:
+        raise MetaError(f"{uf.__name__}() takes from {uf.nin} to {uf.nin + uf.nout} positional arguments "
+                        f"but {len(args)} were given")
+    operands, outs = args[:uf.nin], args[uf.nin:]
+    if "out" in kwargs:
+        if outs:
+            raise MetaError(f"{uf.__name__}: cannot specify 'out' as both a positional and keyword argument")
+        out = kwargs["out"]
+        outs = out if isinstance(out, tuple) else (out,)
+    if not outs or all(o is None for o in outs):
+        return operands, None
+    if len(outs) != uf.nout:
+        raise MetaError(f"{uf.__name__}: The 'out' tuple must have exactly {uf.nout} entries")
+    for o in outs:
+        if o is not None and (not is_spec(o) or o.scalar):
+            raise MetaError(f"{uf.__name__}: return arrays must be of ArrayType")
+    return operands, tuple(outs)
+
+
+def _check_operand(name: str, value: Any) -> None:
+    if not (is_spec(value) or isinstance(value, PYTHON_SCALARS)):
+        raise MetaError(f"{name}: unsupported operand {value!r} of type {type(value).__name__}")
+
+
+def ufunc_meta(uf: np.ufunc) -> Callable[..., Any]:
+    """Meta rule of a ufunc called as uf(*operands, out=..., where=..., dtype=..., casting=...)."""
+    if uf.signature is not None:
+        from .meta_linalg import gufunc_meta   # gufuncs (matmul, vecdot, ...) have core dimensions
+        return gufunc_meta(uf)
+
+    def rule(*args: Any, **kwargs: Any) -> Any:
+        reject_keywords(uf.__name__, kwargs, UFUNC_KEYWORDS)
+        operands, outs = _split_out(uf, args, kwargs)
+        for v in operands:
+            _check_operand(uf.__name__, v)
+        where = kwargs.get("where", True)
+        shapes = [v.shape for v in operands + (where,) if is_spec(v)]
+        shape = broadcast(*shapes) if shapes else ()
+        if outs is not None:
+            for o in outs:
+                if o is not None and broadcast(shape, o.shape) != o.shape:
+                    raise MetaError(f"{uf.__name__}: non-broadcastable output operand with shape {o.shape} "
+                                    f"doesn't match the broadcast shape {shape}")
+        probe_kw = {k: probe(v) for k, v in kwargs.items() if k != "out"}
+        if outs is not None:
+            probe_kw["out"] = tuple(None if o is None else probe(o) for o in outs)
+        res = run_probe(uf.__name__, uf, *(probe(v) for v in operands), **probe_kw)
+        res = res if uf.nout > 1 else (res,)
+        specs = tuple(outs[i] if outs is not None and outs[i] is not None
+                      else spec_like(shape, np.asarray(r).dtype, True) for i, r in enumerate(res))
+        return specs if uf.nout > 1 else specs[0]
 
     rule.__name__ = f"{uf.__name__}_meta"
     return rule
 
 
-def matmul_meta(a: ArraySpec, b: ArraySpec) -> ArraySpec:
-    if not (isinstance(a, ArraySpec) and isinstance(b, ArraySpec)):
-        raise MetaError("matmul: both operands must be arrays (scalars are not allowed)")
-    if a.ndim == 0 or b.ndim == 0:
-        raise MetaError("matmul: Input operand does not have enough dimensions")
-    sa = (1,) + a.shape if a.ndim == 1 else a.shape
-    sb = b.shape + (1,) if b.ndim == 1 else b.shape
-    if sa[-1] != sb[-2]:
-        raise MetaError(f"matmul: mismatch in core dimension: {a.shape} @ {b.shape} ({sa[-1]} != {sb[-2]})")
-    batch = broadcast(sa[:-2], sb[:-2])
-    shape = batch + ((sa[-2],) if a.ndim > 1 else ()) + ((sb[-1],) if b.ndim > 1 else ())
-    dtype = np.matmul.resolve_dtypes((a.dtype, b.dtype, None))[2]
-    return ArraySpec(shape, dtype, scalar=shape == ())
+# ---- the Python operators (x + y, x += y, -x) ----------------------------------------------------------
+
+def binary_operator_meta(fn: Callable, uf: np.ufunc) -> Callable[..., ArraySpec]:
+    """`a <op> b` where the elementwise shape rule is uf's and the dtype comes from the operator itself."""
+    if uf is np.matmul:
+        from .meta_linalg import matmul_meta
+
+        def matmul_rule(a: Any, b: Any) -> ArraySpec:
+            spec = matmul_meta(a, b)
+            return spec_like(spec.shape, result_dtype("@", fn, probe(a, (1,) * a.ndim),
+                                                      probe(b, (1,) * b.ndim)), True)
+        return matmul_rule
+
+    def rule(a: Any, b: Any) -> ArraySpec:
+        _check_operand(uf.__name__, a)
+        _check_operand(uf.__name__, b)
+        shape = broadcast(*(v.shape for v in (a, b) if is_spec(v)))
+        return spec_like(shape, result_dtype(uf.__name__, fn, probe(a), probe(b)), True)
+
+    rule.__name__ = f"{fn.__name__}_meta"
+    return rule
+
+
+def inplace_operator_meta(fn: Callable, binary: Callable[..., ArraySpec]) -> Callable[..., ArraySpec]:
+    """`a <op>= b`: writes into an ndarray `a` (its spec is the result); on a NumPy scalar it only rebinds,
+    so the result is the plain binary result."""
+
+    def rule(a: Any, b: Any) -> ArraySpec:
+        result = binary(a, b)
+        if not is_spec(a) or a.scalar:
+            return result
+        if result.shape != a.shape:
+            raise MetaError(f"{fn.__name__}: non-broadcastable output operand with shape {a.shape} doesn't "
+                            f"match the broadcast shape {result.shape}")
+        is_mat = fn is operator.imatmul
+        run_probe(fn.__name__, fn, probe(a, (1,) * a.ndim if is_mat else None),
+                  probe(b, (1,) * b.ndim) if is_mat and is_spec(b) else probe(b))
+        return a
+
+    rule.__name__ = f"{fn.__name__}_meta"
+    return rule
+
+
+def unary_operator_meta(fn: Callable, uf: np.ufunc) -> Callable[..., ArraySpec]:
+    def rule(a: Any) -> ArraySpec:
+        _check_operand(uf.__name__, a)
+        return spec_like(a.shape if is_spec(a) else (), result_dtype(uf.__name__, fn, probe(a)), True)
+
+    rule.__name__ = f"{fn.__name__}_meta"
+    return rule

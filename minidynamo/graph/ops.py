@@ -1,10 +1,13 @@
 """The op registry: name -> OpDef (NumPy implementation, meta rule, flags).
 
-Imports graph.meta and numpy only. Front ends look ops up here (`lookup_function(np.tanh)`, `get("sum")`,
-`BINARY_OPERATORS["+"]`), record them into a Graph with `spec = opdef.meta(*spec_args)`, and backends run
-`node.target`. A meta rule takes the op's arguments with every array replaced by its ArraySpec and returns
-the result's ArraySpec (or a tuple of them, or None for an op that only mutates); it raises MetaError where
-NumPy would raise.
+Imports graph.meta* and numpy only. Front ends look ops up here (`lookup_function(np.tanh)`, `get("sum")`,
+`METHODS["sum"]`, `BINARY_OPERATORS["+"]`), record them into a Graph with `spec = opdef.meta(*spec_args)`,
+and backends run `node.target` (normally `opdef.impl`). A meta rule takes the op's arguments with every
+array replaced by its ArraySpec and returns the result's ArraySpec (or a tuple of them, or None for an op
+that only mutates); it raises MetaError where NumPy would raise. An ndarray method call `x.f(*a, **k)`
+is the op called as `impl(x, *a, **k)` / `meta(x_spec, *a, **k)`.
+Which arguments an op writes: `mutated_args(opdef, spec_args, kwargs)`. Whether an index needs data to
+know its shape (a boolean mask): `is_data_dependent_index(index)`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,12 @@ from typing import Any, Callable
 import numpy as np
 
 from . import meta as M
+from .ir import ArraySpec
+from . import meta_create as C
+from . import meta_index as X
+from . import meta_linalg as L
+from . import meta_reduce as R
+from . import meta_shape as S
 
 
 @dataclass(frozen=True)
@@ -25,11 +34,15 @@ class OpDef:
     name:    NumPy's own name (`matmul`, `tanh`, `sum`); what `node.op` holds and the listing prints.
     impl:    the callable the default backends run (normally the NumPy function itself).
     meta:    spec rule, see the module docstring.
-    mutates: argument positions written in place (slice assignment, `out=`, in-place operators); such a
-             node is never removed or reordered by passes.
+    mutates: argument positions written in place (slice assignment, in-place operators); such a node is
+             never removed or reordered by passes. `out=` arguments are found by mutated_args().
     data_dependent_shape: the output shape depends on values (boolean masks, np.nonzero); front ends
              that need static shapes must break before it.
-    random:  draws from global random state (never folded or deduplicated).
+    random:  the result is not a function of the inputs (random draws, uninitialized memory): never
+             folded or deduplicated.
+
+    >>> op = get("tanh"); op.meta(ArraySpec((2, 3), np.float32))
+    ArraySpec(shape=(2, 3), dtype=dtype('float32'), scalar=False)
     """
 
     name: str
@@ -50,6 +63,7 @@ BY_FUNCTION: dict[int, OpDef] = {}      # id(np.tanh) -> OpDef, for resolving `n
 METHODS: dict[str, OpDef] = {}          # "sum" -> OpDef, for resolving `x.sum(...)` on arrays
 BINARY_OPERATORS: dict[str, OpDef] = {}  # "+" -> add via operator.add, "+=" -> iadd via operator.iadd
 UNARY_OPERATORS: dict[str, OpDef] = {}   # "-" -> negative via operator.neg, "~", "+", "abs"
+_ALIVE: dict[int, Any] = {}             # keeps every id() key of BY_FUNCTION alive, so ids are never reused
 
 
 def register(opdef: OpDef, *, functions: tuple = (), methods: tuple[str, ...] = ()) -> OpDef:
@@ -60,8 +74,17 @@ def register(opdef: OpDef, *, functions: tuple = (), methods: tuple[str, ...] = 
     REGISTRY[opdef.name] = opdef
     for fn in functions:
         BY_FUNCTION[id(fn)] = opdef
+        _ALIVE[id(fn)] = fn
     for m in methods:
         METHODS[m] = opdef
+    return opdef
+
+
+def alias_function(fn: Any, name: str) -> OpDef:
+    """Make another public callable (a front end's `F.tanh`) resolve to the registered op `name`."""
+    opdef = get(name)
+    BY_FUNCTION[id(fn)] = opdef
+    _ALIVE[id(fn)] = fn
     return opdef
 
 
@@ -77,19 +100,153 @@ def lookup_function(fn: Any) -> OpDef | None:
     return BY_FUNCTION.get(id(fn))
 
 
-# ---- seed entries (the full table is filled in below this line) --------------------------------------
+def is_data_dependent_index(index: Any) -> bool:
+    """True when `x[index]` has a data-dependent shape (the index holds a boolean ArraySpec mask)."""
+    return X.has_bool_mask(index)
 
-def _ufunc(uf: np.ufunc, name: str | None = None, methods: tuple[str, ...] = ()) -> OpDef:
-    return register(OpDef(name or uf.__name__, uf, M.ufunc_meta(uf)), functions=(uf,), methods=methods)
+
+def mutated_args(opdef: OpDef, args: tuple, kwargs: dict | None = None) -> tuple[int | str, ...]:
+    """Positions and keyword names this call writes, given the same arguments as its meta rule.
+
+    In-place operators write their left operand only when it is an ndarray (`s += 1` on a NumPy scalar
+    rebinds `s`); a ufunc writes its outputs, given positionally after its operands or as out=.
+    """
+    written: list[int | str] = []
+    for i in opdef.mutates:
+        if i < len(args) and (opdef.name not in INPLACE_NAMES
+                              or (isinstance(args[i], ArraySpec) and not args[i].scalar)):
+            written.append(i)
+    if isinstance(opdef.impl, np.ufunc):
+        written += [i for i in range(opdef.impl.nin, len(args)) if args[i] is not None]
+    out = (kwargs or {}).get("out")
+    if out is not None and not (isinstance(out, tuple) and all(o is None for o in out)):
+        written.append("out")
+    return tuple(written)
 
 
-for _uf in (np.add, np.subtract, np.multiply, np.true_divide, np.tanh, np.exp):
-    _ufunc(_uf)
+# ---- implementations taking both the function and the method calling convention --------------------------
 
-register(OpDef("matmul", np.matmul, M.matmul_meta), functions=(np.matmul,))
+def reshape(a: Any, *shape: Any, **kwargs: Any) -> Any:
+    """np.reshape(a, (2, 3)) and a.reshape(2, 3) in one callable."""
+    if not shape:
+        return np.reshape(a, **kwargs)
+    if len(shape) == 2 and isinstance(shape[1], str):
+        return np.reshape(a, shape[0], order=shape[1], **kwargs)
+    return np.reshape(a, shape[0] if len(shape) == 1 else shape, **kwargs)
 
-BINARY_OPERATORS.update({
-    "+": REGISTRY["add"], "-": REGISTRY["subtract"], "*": REGISTRY["multiply"], "/": REGISTRY["divide"],
-    "@": REGISTRY["matmul"],
-})
-_ = operator  # operator-form impls (operator.add ...) are attached by the capture front ends via node.target
+
+def transpose(a: Any, *axes: Any, **kwargs: Any) -> Any:
+    """np.transpose(a, axes), a.transpose(*axes) and a.T in one callable."""
+    if kwargs or len(axes) <= 1:
+        return np.transpose(a, *axes, **kwargs)
+    return np.transpose(a, axes)
+
+
+def _method(name: str) -> Callable:
+    """The ndarray method `name` as a plain function of (self, *args), for method-only ops."""
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self, name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _op(name: str, impl: Callable, meta: Callable, *, functions: tuple = (), methods: tuple = (),
+        **flags: Any) -> OpDef:
+    return register(OpDef(name, impl, meta, **flags), functions=functions, methods=methods)
+
+
+# ---- ufuncs: every np.ufunc in the numpy namespace, under its __name__ (aliases such as np.abs, np.pow,
+# np.true_divide are the same objects, so BY_FUNCTION resolves them too) -----------------------------------
+
+def _namespace_ufuncs() -> list[np.ufunc]:
+    seen: dict[str, np.ufunc] = {}
+    for value in vars(np).values():
+        if isinstance(value, np.ufunc):
+            seen.setdefault(value.__name__, value)
+    return [seen[k] for k in sorted(seen)]
+
+
+for _uf in _namespace_ufuncs():
+    _op(_uf.__name__, _uf, M.ufunc_meta(_uf), functions=(_uf,))
+
+# ---- reductions, clip, round ----------------------------------------------------------------------------
+for _name, _meta, _fns in (
+        ("sum", R.sum_meta, (np.sum,)), ("prod", R.prod_meta, (np.prod,)), ("mean", R.mean_meta, (np.mean,)),
+        ("max", R.max_meta, (np.max, np.amax)), ("min", R.min_meta, (np.min, np.amin)),
+        ("argmax", R.argmax_meta, (np.argmax,)), ("argmin", R.argmin_meta, (np.argmin,)),
+        ("std", R.std_meta, (np.std,)), ("var", R.var_meta, (np.var,)),
+        ("any", R.any_meta, (np.any,)), ("all", R.all_meta, (np.all,)),
+        ("cumsum", R.cumsum_meta, (np.cumsum,)), ("cumprod", R.cumprod_meta, (np.cumprod,)),
+        ("clip", R.clip_meta, (np.clip,)), ("round", R.round_meta, (np.round, np.around))):
+    _op(_name, _fns[0], _meta, functions=_fns, methods=(_name,))
+
+# ---- shape ops ------------------------------------------------------------------------------------------
+_op("reshape", reshape, S.reshape_meta, functions=(np.reshape,), methods=("reshape",))
+_op("transpose", transpose, S.transpose_meta, functions=(np.transpose,), methods=("transpose",))
+_op("flatten", _method("flatten"), S.flatten_meta, methods=("flatten",))
+for _name, _meta, _methods in (
+        ("swapaxes", S.swapaxes_meta, ("swapaxes",)), ("moveaxis", S.moveaxis_meta, ()),
+        ("expand_dims", S.expand_dims_meta, ()), ("squeeze", S.squeeze_meta, ("squeeze",)),
+        ("ravel", S.ravel_meta, ("ravel",)), ("broadcast_to", S.broadcast_to_meta, ()),
+        ("concatenate", S.concatenate_meta, ()), ("stack", S.stack_meta, ()), ("hstack", S.hstack_meta, ()),
+        ("vstack", S.vstack_meta, ()), ("split", S.split_meta, ()), ("array_split", S.array_split_meta, ()),
+        ("tile", S.tile_meta, ()), ("repeat", S.repeat_meta, ("repeat",)), ("flip", S.flip_meta, ()),
+        ("roll", S.roll_meta, ()), ("pad", S.pad_meta, ())):
+    _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),), methods=_methods)
+if getattr(np, "concat", None) is not None and np.concat is not np.concatenate:
+    alias_function(np.concat, "concatenate")
+
+# ---- linear algebra (matmul and vecdot are ufuncs, registered above) ------------------------------------
+_op("dot", np.dot, L.dot_meta, functions=(np.dot,), methods=("dot",))
+for _name, _meta in (("vdot", L.vdot_meta), ("inner", L.inner_meta), ("outer", L.outer_meta),
+                     ("tensordot", L.tensordot_meta), ("einsum", L.einsum_meta)):
+    _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),))
+for _name, _meta in (("norm", L.norm_meta), ("inv", L.inv_meta), ("solve", L.solve_meta), ("det", L.det_meta)):
+    _op(_name, getattr(np.linalg, _name), _meta, functions=(getattr(np.linalg, _name),))
+
+# ---- creation and conversion ----------------------------------------------------------------------------
+for _name, _meta in (("zeros", C.zeros_meta), ("ones", C.ones_meta), ("full", C.full_meta),
+                     ("eye", C.eye_meta), ("identity", C.identity_meta), ("arange", C.arange_meta),
+                     ("linspace", C.linspace_meta), ("zeros_like", C.zeros_like_meta),
+                     ("ones_like", C.ones_like_meta), ("full_like", C.full_like_meta),
+                     ("where", C.where_meta), ("copy", C.copy_meta),
+                     ("ascontiguousarray", C.ascontiguousarray_meta)):
+    _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),))
+# Uninitialized memory is not a function of the inputs: flagged random so passes never fold or CSE it.
+_op("empty", np.empty, C.empty_meta, functions=(np.empty,), random=True)
+_op("empty_like", np.empty_like, C.empty_like_meta, functions=(np.empty_like,), random=True)
+_op("astype", _method("astype"), C.astype_meta, methods=("astype",))
+# a.copy() differs from np.copy(a) on a NumPy scalar (it stays a scalar) and in its default order ("C"),
+# so the method resolves to its own OpDef of the same name, outside REGISTRY.
+METHODS["copy"] = OpDef("copy", _method("copy"), C.copy_method_meta)
+
+# ---- indexing -------------------------------------------------------------------------------------------
+_op("getitem", operator.getitem, X.getitem_meta)
+_op("setitem", operator.setitem, X.setitem_meta, mutates=(0,))
+
+
+# ---- Python operators: NumPy names, `operator` implementations (the dunder eager Python runs) -------------
+_BINARY = {"+": (operator.add, np.add), "-": (operator.sub, np.subtract), "*": (operator.mul, np.multiply),
+           "/": (operator.truediv, np.divide), "//": (operator.floordiv, np.floor_divide),
+           "%": (operator.mod, np.remainder), "**": (operator.pow, np.power), "@": (operator.matmul, np.matmul),
+           "&": (operator.and_, np.bitwise_and), "|": (operator.or_, np.bitwise_or),
+           "^": (operator.xor, np.bitwise_xor), "<<": (operator.lshift, np.left_shift),
+           ">>": (operator.rshift, np.right_shift), "<": (operator.lt, np.less),
+           "<=": (operator.le, np.less_equal), "==": (operator.eq, np.equal), "!=": (operator.ne, np.not_equal),
+           ">": (operator.gt, np.greater), ">=": (operator.ge, np.greater_equal)}
+_INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+            "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "@=": operator.imatmul,
+            "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+            ">>=": operator.irshift}
+_UNARY = {"-": (operator.neg, np.negative), "+": (operator.pos, np.positive), "~": (operator.invert, np.invert),
+          "abs": (operator.abs, np.absolute)}
+
+for _sym, (_fn, _uf) in _BINARY.items():
+    BINARY_OPERATORS[_sym] = OpDef(_uf.__name__, _fn, M.binary_operator_meta(_fn, _uf))
+for _sym, _fn in _INPLACE.items():
+    _plain = BINARY_OPERATORS[_sym[:-1]]
+    BINARY_OPERATORS[_sym] = OpDef(_fn.__name__, _fn, M.inplace_operator_meta(_fn, _plain.meta), mutates=(0,))
+for _sym, (_fn, _uf) in _UNARY.items():
+    UNARY_OPERATORS[_sym] = OpDef(_uf.__name__, _fn, M.unary_operator_meta(_fn, _uf))
+
+INPLACE_NAMES = frozenset(fn.__name__ for fn in _INPLACE.values())

@@ -73,9 +73,9 @@ def _writeback(var: Var, em: Emitter, temps: list[str], writes: list[str]) -> No
         writes += [f"{target}.{name} = {t}[{i}]" for i, name in enumerate(var.writes)]
 
 
-def build_body(ctx: CaptureContext, result: Var) -> EntryBody:
-    """Lines of the entry body for a finished capture whose function returned `result`."""
-    em = Emitter(ctx)
+def writeback_lines(ctx: CaptureContext, em: Emitter) -> tuple[list[str], list[str]]:
+    """(temps, writes): new contents of every mutated object and written global, computed first, then
+    written into the caller's objects in the order they were first mutated."""
     temps: list[str] = []
     writes: list[str] = []
     for var in ctx.side_effects.objects:
@@ -85,6 +85,13 @@ def build_body(ctx: CaptureContext, result: Var) -> EntryBody:
         t = f"___t{len(temps)}"
         temps.append(f"{t} = {var.reconstruct(em)}")
         writes.append(f"{gkey}[{name!r}] = {t}")
+    return temps, writes
+
+
+def build_body(ctx: CaptureContext, result: Var) -> EntryBody:
+    """Lines of the entry body for a finished capture whose function returned `result`."""
+    em = Emitter(ctx)
+    temps, writes = writeback_lines(ctx, em)
     ret = result.reconstruct(em)
     ctx.graph.set_outputs(em.outputs)
     graph_key = f"___{ctx.tag}graph"

@@ -83,7 +83,7 @@ class TraceGuard:
     condition: Graph
     kind: str            # which conversion Python asked for: "bool" (an `if`), "float", "int", "item", ...
     expected: Any
-    expr: str            # the guarded node's computation, in the traced graph's names
+    expr: str            # the guarded node's computation, in the names of `condition`
     where: str           # "file.py:12 if s > 0:"
 
     def check(self, inputs: Mapping[str, Any]) -> bool:

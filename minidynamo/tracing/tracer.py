@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import TraceError
 from ..graph import ops
+from ..graph.passes import dce
 from ..graph.ir import CONST, ArraySpec, Graph, Node, map_nodes
 from .execute import TraceGuard, node_expr, prefix_graph
 from .proxy import CONVERSIONS, MISSING, ArrayProxy, Recorder, describe
@@ -128,6 +129,7 @@ class Tracer(Recorder):
             expected = result.copy() if isinstance(result, np.ndarray) else result   # later ops may write it
             name = f"{self.graph.name}_guard{len(self.graph.guards)}"
             condition = prefix_graph(self.graph, proxy._node, name)
+            expr = node_expr(condition.outputs[0])   # in the names of the guard's own graph
             self.graph.guards.append(TraceGuard(condition, kind, expected, expr, str(where)))
         return result
 
@@ -167,6 +169,8 @@ def trace(fn: Callable, input_shapes: dict, params: Any = None, mode: str = "err
         graph.set_outputs(_outputs(tracer, result))
     finally:
         tracer.finished = True
+    # Drop what no output needs, such as the `s > 0` a specialized `if` consumed (a guard keeps its own copy).
+    graph = dce(graph)
     graph.lint()
     return graph
 

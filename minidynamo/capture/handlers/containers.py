@@ -81,7 +81,7 @@ def dict_update(frame: Frame, inst: Instr) -> None:
         target.items[key.as_constant()] = mapping.getitem(frame, key)
 
 
-@handler("LIST_TO_TUPLE")
+@handler("LIST_TO_TUPLE", until=(3, 11))
 def list_to_tuple(frame: Frame, inst: Instr) -> None:
     # (list -- tuple)
     frame.push(TupleVar(frame.pop().iterate(frame)))

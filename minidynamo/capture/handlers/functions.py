@@ -6,6 +6,8 @@ from __future__ import annotations
 from bytecode import Instr
 
 from ..frame import Frame
+from ..variables.base import unsupported
+from ..variables.const import ConstVar
 from ..variables.containers import DictVar
 from ..variables.functions import NestedFunctionVar
 from . import handler
@@ -49,3 +51,21 @@ def set_function_attribute(frame: Frame, inst: Instr) -> None:
     fn, value = frame.pop(), frame.pop()
     _apply(fn, int(inst.arg), value)
     frame.push(fn)
+
+
+# https://docs.python.org/3.12/library/dis.html#opcode-RETURN_GENERATOR
+@handler("RETURN_GENERATOR")
+def return_generator(frame: Frame, inst: Instr) -> None:
+    # ( -- None)   popped by the POP_TOP after it; only inlined generators (Frame.yields set) run here
+    if frame.yields is None:
+        raise unsupported("unsupported", "the compiled function is a generator; generators run eagerly")
+    frame.push(ConstVar(None))
+
+
+@handler("YIELD_VALUE")
+def yield_value(frame: Frame, inst: Instr) -> None:
+    # (value -- sent)   the generator runs to its end at call time: collect the value, nothing is sent
+    if frame.yields is None:
+        raise unsupported("unsupported", "yield outside an inlined generator")
+    frame.yields.append(frame.pop())
+    frame.push(ConstVar(None))

@@ -9,17 +9,19 @@ from ..frame import Frame
 from ..variables.const import ConstVar
 from ..variables.containers import wrap_constant
 from ..variables.functions import CellBox
-from ..variables.base import unsupported
+from ..variables.base import MethodVar, unsupported
 from . import handler
 
 
 @handler("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")
 def load_fast(frame: Frame, inst: Instr) -> None:
-    # ( -- value)   3.13 builds closures with LOAD_FAST on a cell (`bytecode` gives a CellVar/FreeVar arg)
-    if not isinstance(inst.arg, str):
-        frame.push(CellRef(frame.cells[inst.arg.name]))
+    # ( -- value)   3.13 builds closures with LOAD_FAST on a cell: `bytecode` gives a CellVar/FreeVar arg,
+    # or the plain name when the cell is an argument's (MAKE_CELL moved the value out of the locals).
+    name = inst.arg if isinstance(inst.arg, str) else inst.arg.name
+    if not isinstance(inst.arg, str) or (name in frame.cells and name not in frame.locals):
+        frame.push(CellRef(frame.cells[name]))
         return
-    frame.push(frame.load_local(inst.arg))
+    frame.push(frame.load_local(name))
 
 
 # https://docs.python.org/3.12/library/dis.html#opcode-LOAD_FAST_AND_CLEAR
@@ -115,12 +117,13 @@ def load_attr(frame: Frame, inst: Instr) -> None:
     # (obj -- attr) or, method form, (obj -- method_or_NULL, self_or_attr): we push NULL + bound attr
     is_method, name = inst.arg
     obj = frame.pop()
-    attr = obj.getattr(frame, name)
-    if is_method:
-        frame.push(attr)
-        frame.push(None) if pyversion.NULL_AFTER_CALLABLE else frame.stack.insert(len(frame.stack) - 1, None)
-    else:
-        frame.push(attr)
+    if not is_method:
+        frame.push(obj.getattr(frame, name))
+        return
+    # The NULL slot goes where CALL looks for it: before the callable (3.12), after it (3.13).
+    method = MethodVar(obj, name)
+    frame.push(method) if pyversion.NULL_AFTER_CALLABLE else frame.push(None)
+    frame.push(None) if pyversion.NULL_AFTER_CALLABLE else frame.push(method)
 
 
 @handler("LOAD_ATTR", until=(3, 11))
@@ -132,10 +135,10 @@ def load_attr_3_11(frame: Frame, inst: Instr) -> None:
 # https://docs.python.org/3.11/library/dis.html#opcode-LOAD_METHOD
 @handler("LOAD_METHOD", until=(3, 11))
 def load_method(frame: Frame, inst: Instr) -> None:
-    # (obj -- NULL, bound_attr)   we bind eagerly and leave the NULL slot empty
+    # (obj -- NULL, method)   the method call goes to obj.call_method; the NULL slot stays empty
     obj = frame.pop()
     frame.push(None)
-    frame.push(obj.getattr(frame, inst.arg))
+    frame.push(MethodVar(obj, inst.arg))
 
 
 @handler("STORE_ATTR")

@@ -14,7 +14,7 @@ unsupported_opcodes("raising an exception: plain Python raises it", "RAISE_VARAR
 unsupported_opcodes("context managers (with) are not captured yet", "BEFORE_WITH", "BEFORE_ASYNC_WITH")
 unsupported_opcodes(
     "generators and coroutines run eagerly",
-    "RETURN_GENERATOR", "YIELD_VALUE", "SEND", "END_SEND", "GET_AWAITABLE", "GET_AITER", "GET_ANEXT",
+    "SEND", "END_SEND", "GET_AWAITABLE", "GET_AITER", "GET_ANEXT",
     "END_ASYNC_FOR", "ASYNC_GEN_WRAP", "GET_YIELD_FROM_ITER",
 )
 unsupported_opcodes(

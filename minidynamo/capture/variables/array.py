@@ -32,6 +32,14 @@ _VALUE_METHODS = {"item", "tolist", "tobytes", "__bool__", "__float__", "__int__
 _VARARGS_METHODS = {"reshape", "transpose"}
 
 
+def _op(name: str) -> ops.OpDef:
+    """The registered op `name`; an op nobody registered yet is a graph break, not an internal error."""
+    opdef = ops.REGISTRY.get(name)
+    if opdef is None:
+        raise unsupported("unsupported", f"array operation {name!r} has no registered op")
+    return opdef
+
+
 class ArrayVar(Var):
     """A graph value. `spec` is its ArraySpec; `node` the graph node that computes it."""
 
@@ -57,9 +65,9 @@ class ArrayVar(Var):
             from .containers import wrap_constant
             return wrap_constant(_SPEC_ATTRS[name](self.spec))
         if name == "T":
-            return frame.ctx.record(ops.get("transpose"), [self], {}, target=MethodCall("transpose"))
+            return frame.ctx.record(_op("transpose"), [self], {}, target=MethodCall("transpose"))
         if name in ("real", "imag"):
-            return frame.ctx.record(ops.get(name), [self], {}, target=operator.attrgetter(name))
+            return frame.ctx.record(_op(name), [self], {}, target=operator.attrgetter(name))
         if name in _VALUE_METHODS or callable(getattr(np.ndarray, name, None)):
             return ArrayMethodVar(self, name)
         raise unsupported("unsupported", f"array attribute {name!r}")
@@ -79,12 +87,12 @@ class ArrayVar(Var):
         index = frame.ctx.to_arg(key)
         if ops.is_data_dependent_index(index) if hasattr(ops, "is_data_dependent_index") else False:
             raise unsupported(DATA_DEPENDENT, "boolean-mask indexing has a data-dependent shape")
-        return frame.ctx.record(ops.get("getitem"), [self, key], {}, target=operator.getitem)
+        return frame.ctx.record(_op("getitem"), [self, key], {}, target=operator.getitem)
 
     def setitem(self, frame: "Frame", key: Var, value: Var) -> None:
         if self.spec.scalar:
             raise unsupported("exception", "NumPy scalars do not support item assignment")
-        frame.ctx.record(ops.get("setitem"), [self, key, value], {}, target=operator.setitem)
+        frame.ctx.record(_op("setitem"), [self, key, value], {}, target=operator.setitem)
 
     def iterate(self, frame: "Frame") -> list[Var]:
         n = self.length(frame)

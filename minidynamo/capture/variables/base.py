@@ -87,3 +87,17 @@ class Var:
 
     def __repr__(self) -> str:
         return self.describe()
+
+
+class MethodVar(Var):
+    """`obj.name` loaded to be called at once (LOAD_METHOD, LOAD_ATTR's method form): the call goes to
+    `obj.call_method`, so containers and constants answer method calls without modelling bound methods."""
+
+    def __init__(self, obj: Var, name: str) -> None:
+        self.obj, self.name = obj, name
+
+    def describe(self) -> str:
+        return f"method {self.name} of {self.obj.describe()}"
+
+    def call(self, frame: "Frame", args: list["Var"], kwargs: dict[str, "Var"]) -> "Var":
+        return self.obj.call_method(frame, self.name, args, kwargs)

@@ -93,7 +93,7 @@ class SequenceVar(Var):
         raise unsupported("unsupported", f"{self.describe()} {sym} {other.describe()}")
 
     def reconstruct(self, out: Any) -> str:
-        if self.source is not None and not getattr(self, "fresh_copy", False):
+        if self.source is not None:
             return self.source.expr()
         inner = ", ".join(i.reconstruct(out) for i in self.items)
         if self.kind is tuple:

@@ -130,7 +130,15 @@ class NestedFunctionVar(Var):
         for k, v in self.kwdefaults.items():
             if k not in bound.arguments:
                 values[k] = v
+        # inspect names the implicit `.0` parameter of a 3.11 comprehension `implicit0`; the code reads `.0`.
+        values = {_code_name(self.code, k): v for k, v in values.items()}
         return frame.inline(self.code, values, list(self.closure), self.globals, self.qualname)
+
+
+def _code_name(code: types.CodeType, name: str) -> str:
+    if name.startswith("implicit") and "." + name[len("implicit"):] in code.co_varnames:
+        return "." + name[len("implicit"):]
+    return name
 
 
 class BoundMethodVar(Var):

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 from ..breaks import CALL
 from ..sources import AttrSource
 from .base import Var, unsupported
-from .functions import BoundMethodVar
+from ...graph import ops
+from .functions import BoundMethodVar, UserFunctionVar
+from .numpy_ns import NumpyFunctionVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -50,6 +52,7 @@ class UserObjectVar(Var):
             raise unsupported("unsupported", f"descriptor attribute {type(self.value).__name__}.{name}")
         else:
             var = frame.ctx.wrap(getattr(self.value, name), AttrSource(self.source, name))
+        var = _front_end_alias(var)
         self.read_cache[name] = var
         return var
 
@@ -66,6 +69,18 @@ class UserObjectVar(Var):
         if isinstance(call, types.FunctionType):
             return BoundMethodVar(call, self).call(frame, args, kwargs)
         raise unsupported(CALL, f"calling {self.describe()}")
+
+
+def _front_end_alias(var: Var) -> Var:
+    """`F.tanh` (the tracing front end's namespace) only forwards to np.tanh and says so in `numpy_function`;
+    read it as the registered op itself rather than inlining the forwarder. The identity guard that
+    ctx.wrap installed on the attribute keeps this safe if someone swaps F.tanh."""
+    fn = getattr(var, "fn", None)
+    if not isinstance(var, UserFunctionVar) or var.bound_self is not None:
+        return var
+    inner = getattr(fn, "numpy_function", None)
+    opdef = ops.lookup_function(inner) if inner is not None else None
+    return NumpyFunctionVar(inner, opdef, var.source) if opdef is not None else var
 
 
 class OpaqueVar(Var):

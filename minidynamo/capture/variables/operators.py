@@ -72,6 +72,8 @@ def is_op(frame: "Frame", a: Var, b: Var, invert: bool) -> Var:
     if same is None and _is_array(a) and _is_array(b):
         same = True if a.node is b.node else None
     if same is None:
+        same = frame.ctx.guard_identity(a, b)
+    if same is None:
         raise unsupported("unsupported", f"`is` between {a.describe()} and {b.describe()} is not known at capture")
     return ConstVar(same != invert)
 

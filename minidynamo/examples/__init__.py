@@ -1,0 +1,1 @@
+"""Small NumPy programs bundled for the tour (`python -m minidynamo tour`) and the README."""

@@ -1,0 +1,218 @@
+"""Meta rules of `x[index]` and `x[index] = value`, following NumPy's indexing rules.
+
+Imports numpy and graph.meta only. An index item is an int (Python, NumPy, or an integer ArraySpec of 0
+dimensions whose value is unknown), a slice of ints, None, Ellipsis, an integer array (ArraySpec or a
+Python list), or a boolean mask. A boolean ArraySpec mask gives a data-dependent shape: getitem raises
+MetaError, and `has_bool_mask` lets front ends break before trying. Placement of advanced indices: when all
+advanced indices (integers count as advanced once any array is present) stand next to each other, their
+broadcast shape replaces them in place; otherwise it goes first (NumPy's "separated by a slice" rule).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .ir import ArraySpec
+from .meta import PYTHON_SCALARS, MetaError, broadcast, is_spec, probe, run_probe
+
+
+@dataclass
+class _Item:
+    kind: str                      # "int", "slice", "new", "ellipsis", "array", "mask"
+    value: Any = None              # int value (None if unknown), slice, array shape, or mask shape
+    bounds: tuple | None = None    # (min, max) of a literal integer list, for the bounds check
+
+
+def has_bool_mask(index: Any) -> bool:
+    """True when the index holds a boolean ArraySpec (a mask whose selection count is data)."""
+    items = index if isinstance(index, tuple) else (index,)
+    return any(is_spec(i) and i.dtype == np.bool_ for i in items)
+
+
+def _literal_array(item: list | tuple) -> list[_Item]:
+    if any(is_spec(v) for v in item):
+        raise MetaError("index: a list mixing arrays and numbers is not supported")
+    arr = np.asarray(item)          # the cost of the literal, not of any traced data
+    if arr.dtype == np.bool_:       # a literal mask: its True positions are known
+        return [_Item("mask_literal", arr)]
+    if arr.size == 0:
+        arr = arr.astype(np.intp)
+    if arr.dtype.kind not in "iu":
+        raise MetaError("IndexError: arrays used as indices must be of integer (or boolean) type")
+    bounds = (int(arr.min()), int(arr.max())) if arr.size else None
+    return [_Item("array", arr.shape, bounds)]
+
+
+def _classify(item: Any) -> list[_Item]:
+    if item is None:
+        return [_Item("new")]
+    if item is Ellipsis:
+        return [_Item("ellipsis")]
+    if isinstance(item, slice):
+        for part in (item.start, item.stop, item.step):
+            if part is not None and (isinstance(part, bool) or not isinstance(part, (int, np.integer))):
+                raise MetaError("index: slice indices must be concrete integers or None")
+        if item.step == 0:
+            raise MetaError("ValueError: slice step cannot be zero")
+        return [_Item("slice", item)]
+    if is_spec(item):
+        if item.dtype == np.bool_:
+            return [_Item("mask", item.shape)]
+        if item.dtype.kind not in "iu":
+            raise MetaError("IndexError: arrays used as indices must be of integer (or boolean) type")
+        return [_Item("int")] if item.ndim == 0 else [_Item("array", item.shape)]
+    if isinstance(item, bool):
+        raise MetaError("index: a Python bool index is not supported")
+    if isinstance(item, (int, np.integer)):
+        return [_Item("int", operator.index(item))]
+    if isinstance(item, (list, tuple)):
+        return _literal_array(item)
+    raise MetaError("IndexError: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                    f"integer or boolean arrays are valid indices (got {type(item).__name__})")
+
+
+def _consumed(it: _Item) -> int:
+    if it.kind in ("int", "slice", "array"):
+        return 1
+    if it.kind in ("mask", "mask_literal"):
+        return len(it.value.shape) if it.kind == "mask_literal" else len(it.value)
+    return 0
+
+
+def _expand(x: ArraySpec, index: Any) -> tuple[list[tuple[_Item, int]], bool]:
+    """Index items paired with the first array dimension each consumes; ellipsis expanded to full slices.
+    Also returns whether an ellipsis was present (it makes an all-integer index return an array)."""
+    raw = index if isinstance(index, tuple) else (index,)
+    items = [it for r in raw for it in _classify(r)]
+    n_ell = sum(it.kind == "ellipsis" for it in items)
+    if n_ell > 1:
+        raise MetaError("IndexError: an index can only have a single ellipsis ('...')")
+    used = sum(_consumed(it) for it in items)
+    if used > x.ndim:
+        raise MetaError(f"IndexError: too many indices for array: array is {x.ndim}-dimensional, but "
+                        f"{used} were indexed")
+    out: list[tuple[_Item, int]] = []
+    dim = 0
+    for it in items:
+        if it.kind == "ellipsis":
+            fill = x.ndim - used
+            out += [(_Item("slice", slice(None), None), dim + k) for k in range(fill)]
+            out.append((_Item("gap"), dim))        # keeps ellipsis position for the adjacency rule
+            dim += fill
+            continue
+        out.append((it, dim))
+        dim += _consumed(it)
+    out += [(_Item("slice", slice(None)), d) for d in range(dim, x.ndim)]
+    return out, n_ell == 1
+
+
+def _check_int(value: int | None, size: int, axis: int) -> None:
+    """Bounds check of a known integer; an unknown one (None) is out of bounds on an empty axis."""
+    if size == 0 and value is None:
+        raise MetaError(f"IndexError: index is out of bounds for axis {axis} with size 0")
+    if value is not None and not -size <= value < size:
+        raise MetaError(f"IndexError: index {value} is out of bounds for axis {axis} with size {size}")
+
+
+def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> list[tuple[int, ...]]:
+    """A boolean mask stands for mask.ndim integer arrays of its True count (unknown -> mask_count)."""
+    mshape = it.value.shape if it.kind == "mask_literal" else it.value
+    covered = tuple(x.shape[dim:dim + len(mshape)])
+    # NumPy accepts an empty mask axis against an axis of length 1 (it selects nothing).
+    if len(covered) != len(mshape) or any(c != m and not (c == 1 and m == 0) for c, m in zip(covered, mshape)):
+        raise MetaError(f"IndexError: boolean index did not match indexed array along axis {dim}; size of "
+                        f"axis is {x.shape[dim:dim + len(mshape)]} but size of boolean index is {mshape}")
+    if it.kind == "mask_literal":
+        count = int(np.count_nonzero(it.value))
+    elif 0 in mshape:
+        count = 0                   # an empty mask selects nothing, whatever the data
+    elif mask_count is None:
+        raise MetaError("getitem: data-dependent shape (boolean mask index)")
+    else:
+        count = mask_count
+    return [(count,)] * max(len(mshape), 1)
+
+
+def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tuple[tuple[int, ...], bool]:
+    """(result shape, is a NumPy scalar) of x[index]; mask_count stands in for an unknown True count."""
+    if not is_spec(x):
+        raise MetaError("getitem: only arrays are indexed here")
+    expanded, had_ellipsis = _expand(x, index)
+    has_array = any(it.kind in ("array", "mask", "mask_literal") for it, _ in expanded)
+    basic: list[tuple[int, list[int]]] = []    # (position, dims) of the non-advanced items
+    advanced: list[tuple[int, tuple[int, ...]]] = []
+    for pos, (it, dim) in enumerate(expanded):
+        if it.kind == "slice":
+            basic.append((pos, [len(range(x.shape[dim])[it.value])]))
+        elif it.kind == "new":
+            basic.append((pos, [1]))
+        elif it.kind == "int":
+            _check_int(it.value, x.shape[dim], dim)
+            if has_array:
+                advanced.append((pos, ()))
+        elif it.kind == "array":
+            if it.bounds is not None:
+                for v in it.bounds:
+                    _check_int(v, x.shape[dim], dim)
+            elif 0 not in it.value:
+                _check_int(None, x.shape[dim], dim)
+            advanced.append((pos, it.value))
+        elif it.kind in ("mask", "mask_literal"):
+            advanced += [(pos, s) for s in _mask_arrays(it, x, dim, mask_count)]
+    if not advanced:
+        shape = tuple(d for _, dims in basic for d in dims)
+        is_scalar = not had_ellipsis and not basic and all(it.kind == "int" for it, _ in expanded)
+        return shape, is_scalar
+    try:
+        adv_shape = tuple(np.broadcast_shapes(*(s for _, s in advanced)))
+    except ValueError:
+        raise MetaError("IndexError: shape mismatch: indexing arrays could not be broadcast together with "
+                        "shapes " + " ".join(str(s) for _, s in advanced)) from None
+    positions = sorted({p for p, _ in advanced})
+    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    before = [d for p, dims in basic if p < positions[0] for d in dims]
+    after = [d for p, dims in basic if p > positions[0] for d in dims]
+    if adjacent:
+        return tuple(before) + adv_shape + tuple(after), False
+    return adv_shape + tuple(before + after), False
+
+
+def getitem_meta(x: Any, index: Any) -> ArraySpec:
+    """x[index]; a boolean ArraySpec mask raises MetaError('... data-dependent shape ...')."""
+    shape, is_scalar = index_shape(x, index)
+    return ArraySpec(shape, x.dtype, scalar=is_scalar)
+
+
+def setitem_meta(x: Any, index: Any, value: Any) -> None:
+    """x[index] = value: the value must broadcast to the indexed shape (leading 1s may be dropped) and
+    convert to x's dtype the way NumPy converts it (Python ints out of range raise)."""
+    if not is_spec(x) or x.scalar:
+        raise MetaError("setitem: a NumPy scalar does not support item assignment")
+    # With a boolean mask, its unknown count is 1 here: a value then fits every count only if it broadcasts.
+    target, single = index_shape(x, index, mask_count=1)
+    if is_spec(value):
+        vshape: tuple[int, ...] = value.shape
+    elif isinstance(value, PYTHON_SCALARS):
+        vshape = ()
+    elif isinstance(value, (list, tuple)):
+        vshape = np.shape(value)
+    else:
+        raise MetaError(f"setitem: unsupported value of type {type(value).__name__}")
+    if single and tuple(vshape) != ():
+        raise MetaError("setitem: setting an array element with a sequence.")
+    trimmed = tuple(vshape)
+    while len(trimmed) > len(target) and trimmed[0] == 1:
+        trimmed = trimmed[1:]
+    if len(trimmed) > len(target) or broadcast(trimmed, target) != tuple(target):
+        hint = " (the boolean mask's count is data-dependent)" if has_bool_mask(index) else ""
+        raise MetaError(f"setitem: could not broadcast input array from shape {vshape} into shape "
+                        f"{tuple(target)}{hint}")
+    if isinstance(value, (list, tuple)):
+        run_probe("setitem", operator.setitem, np.ones(np.shape(value), x.dtype), Ellipsis, value)
+    else:
+        run_probe("setitem", operator.setitem, np.ones(1, x.dtype), 0, probe(value, ()))
+    return None

@@ -1,0 +1,300 @@
+"""Meta rules of shape ops: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze, ravel, flatten,
+broadcast_to, concatenate, stack, hstack, vstack, split, array_split, tile, repeat, flip, roll, pad.
+
+Imports numpy and graph.meta only. All shape arithmetic is written out here; only the dtype of joins
+(concatenate, stack ...) comes from a one-element probe. Scalar-ness follows NumPy: a NumPy scalar input
+stays a scalar under reshape/transpose/squeeze (they are its own methods), and flip of a 0-d value is a
+scalar (it indexes with `m[()]`); every other op here returns an ndarray.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from .ir import ArraySpec
+from .meta import (MetaError, as_spec, broadcast, normalize_axes, normalize_axis, probe, reject_keywords,
+                   result_dtype)
+
+
+def int_tuple(value: Any, what: str) -> tuple[int, ...]:
+    """An int or a sequence of ints as a tuple; TypeError-like MetaError otherwise."""
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    try:
+        return tuple(operator.index(v) for v in items)
+    except TypeError:
+        raise MetaError(f"{what} must be an integer or a sequence of integers, got {value!r}") from None
+
+
+def _shape_from_varargs(args: tuple, what: str) -> tuple[int, ...]:
+    """a.reshape(2, 3) and a.reshape((2, 3)) / np.reshape(a, (2, 3)) alike."""
+    if len(args) == 1:
+        return int_tuple(args[0], what)
+    return int_tuple(args, what)
+
+
+def reshape_meta(a: Any, *shape: Any, order: str = "C", copy: Any = None, **kwargs: Any) -> ArraySpec:
+    x = as_spec(a)
+    if "shape" in kwargs or "newshape" in kwargs:
+        shape = (kwargs.pop("shape", None) or kwargs.pop("newshape", None),)
+    reject_keywords("reshape", kwargs)
+    if len(shape) == 2 and isinstance(shape[1], str):       # np.reshape(a, shape, order)
+        shape = shape[:1]
+    if not shape:
+        raise MetaError("reshape: missing the shape argument")
+    new = _shape_from_varargs(shape, "reshape: shape")
+    if sum(d == -1 for d in new) > 1:
+        raise MetaError("reshape: can only specify one unknown dimension")
+    if any(d < -1 for d in new):
+        raise MetaError("reshape: negative dimensions not allowed")
+    known = int(np.prod([d for d in new if d != -1], dtype=np.int64))
+    if -1 in new:
+        if known == 0 or x.size % known:
+            raise MetaError(f"cannot reshape array of size {x.size} into shape {new}")
+        new = tuple(x.size // known if d == -1 else d for d in new)
+    elif known != x.size:
+        raise MetaError(f"cannot reshape array of size {x.size} into shape {new}")
+    return ArraySpec(new, x.dtype, scalar=x.scalar and new == ())
+
+
+def transpose_meta(a: Any, *axes: Any, **kwargs: Any) -> ArraySpec:
+    """np.transpose(a, axes) and a.transpose(*axes); no axes reverses them (`a.T`)."""
+    x = as_spec(a)
+    if "axes" in kwargs:
+        axes = (kwargs.pop("axes"),)
+    reject_keywords("transpose", kwargs)
+    if len(axes) == 1 and axes[0] is None:
+        axes = ()
+    perm = tuple(reversed(range(x.ndim))) if not axes else _shape_from_varargs(axes, "transpose: axes")
+    if len(perm) != x.ndim:
+        raise MetaError("transpose: axes don't match array")
+    perm = tuple(normalize_axis(p, x.ndim, "transpose") for p in perm)
+    if len(set(perm)) != len(perm):
+        raise MetaError("transpose: repeated axis in transpose")
+    return ArraySpec(tuple(x.shape[p] for p in perm), x.dtype, scalar=x.scalar)
+
+
+def swapaxes_meta(a: Any, axis1: Any, axis2: Any) -> ArraySpec:
+    x = as_spec(a)
+    i, j = normalize_axis(axis1, x.ndim, "axis1"), normalize_axis(axis2, x.ndim, "axis2")
+    shape = list(x.shape)
+    shape[i], shape[j] = shape[j], shape[i]
+    return ArraySpec(tuple(shape), x.dtype)
+
+
+def moveaxis_meta(a: Any, source: Any, destination: Any) -> ArraySpec:
+    x = as_spec(a)
+    src = normalize_axes(int_tuple(source, "moveaxis: source"), x.ndim, "source")
+    dst = normalize_axes(int_tuple(destination, "moveaxis: destination"), x.ndim, "destination")
+    if len(src) != len(dst):
+        raise MetaError("moveaxis: `source` and `destination` arguments must have the same number of elements")
+    order = [n for n in range(x.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return ArraySpec(tuple(x.shape[i] for i in order), x.dtype)
+
+
+def expand_dims_meta(a: Any, axis: Any) -> ArraySpec:
+    x = as_spec(a)
+    axes = int_tuple(axis, "expand_dims: axis")
+    out_ndim = x.ndim + len(axes)
+    new = normalize_axes(axes, out_ndim)
+    rest = iter(x.shape)
+    return ArraySpec(tuple(1 if i in new else next(rest) for i in range(out_ndim)), x.dtype)
+
+
+def squeeze_meta(a: Any, axis: Any = None) -> ArraySpec:
+    x = as_spec(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        axes = normalize_axes(int_tuple(axis, "squeeze: axis"), x.ndim)
+        if any(x.shape[i] != 1 for i in axes):
+            raise MetaError("squeeze: cannot select an axis to squeeze out which has size not equal to one")
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return ArraySpec(shape, x.dtype, scalar=x.scalar)
+
+
+def ravel_meta(a: Any, order: str = "C") -> ArraySpec:
+    x = as_spec(a)
+    return ArraySpec((x.size,), x.dtype)
+
+
+def flatten_meta(a: Any, order: str = "C") -> ArraySpec:
+    return ravel_meta(a, order)
+
+
+def broadcast_to_meta(array: Any, shape: Any, subok: bool = False) -> ArraySpec:
+    x = as_spec(array)
+    target = int_tuple(shape, "broadcast_to: shape")
+    if any(d < 0 for d in target):
+        raise MetaError("broadcast_to: all elements of broadcast shape must be non-negative")
+    if x.ndim > len(target) or broadcast(x.shape, target) != target:
+        raise MetaError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to {target}")
+    return ArraySpec(target, x.dtype)
+
+
+# ---- joining and splitting ------------------------------------------------------------------------------
+
+def _join_dtype(name: str, specs: list[ArraySpec], dtype: Any, casting: Any) -> np.dtype:
+    probes = [np.ones((1,), s.dtype) for s in specs]
+    return result_dtype(name, np.concatenate, probes, axis=0, dtype=dtype, casting=casting)
+
+
+def _sequence(name: str, arrays: Any) -> list[ArraySpec]:
+    if not isinstance(arrays, (tuple, list)):
+        raise MetaError(f"{name}: expects a sequence of arrays")
+    if not arrays:
+        raise MetaError(f"{name}: need at least one array to concatenate")
+    return [as_spec(a) for a in arrays]
+
+
+def _concat_shape(specs: list[ArraySpec], axis: Any) -> tuple[int, ...]:
+    if axis is None:
+        return (sum(s.size for s in specs),)
+    first = specs[0]
+    if first.ndim == 0:
+        raise MetaError("concatenate: zero-dimensional arrays cannot be concatenated")
+    ax = normalize_axis(axis, first.ndim)
+    for s in specs[1:]:
+        if s.ndim != first.ndim:
+            raise MetaError("concatenate: all the input arrays must have same number of dimensions")
+        if any(d != e for i, (d, e) in enumerate(zip(s.shape, first.shape)) if i != ax):
+            raise MetaError("concatenate: all the input array dimensions except for the concatenation axis "
+                            "must match exactly")
+    return first.shape[:ax] + (sum(s.shape[ax] for s in specs),) + first.shape[ax + 1:]
+
+
+def concatenate_meta(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
+                     casting: Any = "same_kind") -> ArraySpec:
+    if out is not None:
+        raise MetaError("concatenate: unsupported keyword 'out'")
+    specs = _sequence("concatenate", arrays)
+    return ArraySpec(_concat_shape(specs, axis), _join_dtype("concatenate", specs, dtype, casting))
+
+
+def stack_meta(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
+               casting: Any = "same_kind") -> ArraySpec:
+    if out is not None:
+        raise MetaError("stack: unsupported keyword 'out'")
+    specs = _sequence("stack", arrays)
+    if any(s.shape != specs[0].shape for s in specs):
+        raise MetaError("stack: all input arrays must have the same shape")
+    ax = normalize_axis(axis, specs[0].ndim + 1)
+    shape = specs[0].shape[:ax] + (len(specs),) + specs[0].shape[ax:]
+    return ArraySpec(shape, _join_dtype("stack", specs, dtype, casting))
+
+
+def _at_least(spec: ArraySpec, n: int) -> ArraySpec:
+    """np.atleast_1d / atleast_2d: 0-d -> (1,) or (1, 1); 1-d -> (1, n) for n == 2."""
+    if spec.ndim >= n:
+        return spec
+    shape = (1,) * (n - spec.ndim) + spec.shape
+    return ArraySpec(shape, spec.dtype)
+
+
+def hstack_meta(tup: Any, *, dtype: Any = None, casting: Any = "same_kind") -> ArraySpec:
+    specs = [_at_least(s, 1) for s in _sequence("hstack", tup)]
+    axis = 0 if specs[0].ndim == 1 else 1
+    return ArraySpec(_concat_shape(specs, axis), _join_dtype("hstack", specs, dtype, casting))
+
+
+def vstack_meta(tup: Any, *, dtype: Any = None, casting: Any = "same_kind") -> ArraySpec:
+    specs = [_at_least(s, 2) for s in _sequence("vstack", tup)]
+    return ArraySpec(_concat_shape(specs, 0), _join_dtype("vstack", specs, dtype, casting))
+
+
+def _split(name: str, ary: Any, sections: Any, axis: Any, equal: bool) -> tuple[ArraySpec, ...]:
+    x = as_spec(ary)
+    ax = normalize_axis(axis, x.ndim)
+    n = x.shape[ax]
+    if isinstance(sections, (tuple, list)):
+        cuts = [0] + list(int_tuple(sections, f"{name}: indices")) + [n]
+        sizes = [len(range(n)[start:stop]) for start, stop in zip(cuts, cuts[1:])]
+    else:
+        count = int_tuple(sections, f"{name}: sections")[0]
+        if count <= 0:
+            raise MetaError(f"{name}: number sections must be larger than 0.")
+        if equal and n % count:
+            raise MetaError(f"{name}: array split does not result in an equal division")
+        each, extra = divmod(n, count)
+        sizes = [each + 1] * extra + [each] * (count - extra)
+    return tuple(ArraySpec(x.shape[:ax] + (s,) + x.shape[ax + 1:], x.dtype) for s in sizes)
+
+
+def split_meta(ary: Any, indices_or_sections: Any, axis: Any = 0) -> tuple[ArraySpec, ...]:
+    return _split("split", ary, indices_or_sections, axis, equal=True)
+
+
+def array_split_meta(ary: Any, indices_or_sections: Any, axis: Any = 0) -> tuple[ArraySpec, ...]:
+    return _split("array_split", ary, indices_or_sections, axis, equal=False)
+
+
+# ---- repetition and rearrangement -------------------------------------------------------------------------
+
+def tile_meta(A: Any, reps: Any) -> ArraySpec:
+    x = as_spec(A)
+    tup = int_tuple(reps, "tile: reps")
+    if any(r < 0 for r in tup):
+        raise MetaError("tile: negative dimensions are not allowed")
+    shape = (1,) * (len(tup) - x.ndim) + x.shape
+    tup = (1,) * (len(shape) - len(tup)) + tup
+    return ArraySpec(tuple(d * r for d, r in zip(shape, tup)), x.dtype)
+
+
+def repeat_meta(a: Any, repeats: Any, axis: Any = None) -> ArraySpec:
+    x = as_spec(a)
+    reps = int_tuple(repeats, "repeat: repeats")
+    if any(r < 0 for r in reps):
+        raise MetaError("repeat: negative dimensions are not allowed")
+    ax = None if axis is None else normalize_axis(axis, x.ndim)
+    n = x.size if ax is None else x.shape[ax]
+    if len(reps) == 1:
+        total = n * reps[0]
+    elif len(reps) == n:
+        total = sum(reps)
+    else:
+        raise MetaError(f"repeat: operands could not be broadcast together with shape ({n},) ({len(reps)},)")
+    shape = (total,) if ax is None else x.shape[:ax] + (total,) + x.shape[ax + 1:]
+    return ArraySpec(shape, x.dtype)
+
+
+def flip_meta(m: Any, axis: Any = None) -> ArraySpec:
+    x = as_spec(m)
+    if axis is not None:
+        normalize_axes(int_tuple(axis, "flip: axis"), x.ndim)
+    return ArraySpec(x.shape, x.dtype, scalar=x.ndim == 0)
+
+
+def roll_meta(a: Any, shift: Any, axis: Any = None) -> ArraySpec:
+    x = as_spec(a)
+    shifts = int_tuple(shift, "roll: shift")
+    if axis is not None:
+        axes = int_tuple(axis, "roll: axis")
+        if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
+            raise MetaError("roll: 'shift' and 'axis' should be scalars or 1D sequences of the same length")
+        for ax in axes:
+            normalize_axis(ax, x.ndim)
+    return ArraySpec(x.shape, x.dtype)
+
+
+def pad_meta(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> ArraySpec:
+    x = as_spec(array)
+    if mode != "constant":
+        raise MetaError(f"pad: unsupported mode {mode!r}")
+    reject_keywords("pad", kwargs, ("constant_values",))
+    width = np.asarray(pad_width)         # at most 2 * ndim numbers
+    if width.dtype.kind not in "iub":
+        raise MetaError("pad: `pad_width` must be of integral type.")
+    try:
+        width = np.broadcast_to(width, (x.ndim, 2))
+    except ValueError:
+        raise MetaError(f"pad: pad_width {pad_width!r} does not fit an array of dimension {x.ndim}") from None
+    if (width < 0).any():
+        raise MetaError("pad: index can't contain negative values")
+    shape = tuple(int(d + lo + hi) for d, (lo, hi) in zip(x.shape, width))
+    if "constant_values" in kwargs:
+        result_dtype("pad", np.pad, probe(x, (1,)), 1, constant_values=probe(kwargs["constant_values"]))
+    return ArraySpec(shape, x.dtype)

@@ -1,0 +1,160 @@
+"""The entry body of a frame that breaks: run the graph captured so far, write back side effects, execute
+the breaking instruction as plain Python, and continue in a resume function. Imports capture and stitch.
+
+`build_break_body(ctx, frame, resume_for)` takes the root frame stopped *before* the breaking instruction
+(capture restarts and stops there, so nothing of it is half applied) and returns an EntryBody whose last
+line returns the resume function's result. `resume_for(index, stack_layout, local_names)` gives the
+compiled resume function (the caller owns compiling and caching it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from bytecode import Instr
+
+from .. import pyversion
+from ..capture.context import CaptureContext
+from ..capture.frame import Frame
+from ..capture.variables.array import ArrayMethodVar
+from ..capture.variables.base import Var
+from ..capture.variables.containers import DictVar, ListIteratorVar, ListVar
+from ..capture.variables.functions import BoundMethodVar, UserFunctionVar
+from .resume import CannotResume
+from .stitched import EntryBody, Emitter, writeback_lines
+
+_BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "**": "**", "@": "@", "&": "&",
+           "|": "|", "^": "^", "<<": "<<", ">>": ">>"}
+_COMPARE = {"LT": "<", "LE": "<=", "EQ": "==", "NE": "!=", "GT": ">", "GE": ">="}
+
+
+class BreakEmitter(Emitter):
+    """An Emitter that also spells callables and iterators, and builds each fresh mutable container once
+    (two names for one list must stay one list)."""
+
+    def __init__(self, ctx: CaptureContext, compiled_callee: Callable[[Any], Any]) -> None:
+        super().__init__(ctx)
+        self.compiled_callee = compiled_callee
+        self.prelude: list[str] = []
+        self._memo: dict[int, str] = {}
+
+    def value(self, var: Var) -> str:
+        if id(var) in self._memo:
+            return self._memo[id(var)]
+        if isinstance(var, UserFunctionVar) and var.bound_self is None:
+            expr = self.constant(self.compiled_callee(var.fn))
+        elif isinstance(var, BoundMethodVar):
+            expr = f"___bind({self.constant(self.compiled_callee(var.fn))}, {self.value(var.self_var)})"
+            self.ctx.namespace.setdefault("___bind", __import__("types").MethodType)
+        elif isinstance(var, ArrayMethodVar):
+            expr = f"{self.value(var.array)}.{var.name}"
+        elif isinstance(var, ListIteratorVar):
+            expr = f"iter(({''.join(self.value(v) + ', ' for v in var.items[var.pos:])}))"
+        elif isinstance(var, (ListVar, DictVar)) and var.source is None:
+            t = f"___v{len(self._memo)}"
+            inner = var.reconstruct(self) if isinstance(var, DictVar) else \
+                "[" + ", ".join(self.value(v) for v in var.items) + "]"
+            self.prelude.append(f"{t} = {inner}")
+            expr = t
+        else:
+            expr = var.reconstruct(self)
+        self._memo[id(var)] = expr
+        return expr
+
+
+def _call_parts(stack: list, argc: int, kw_names: tuple[str, ...], em: BreakEmitter) -> tuple[int, str]:
+    """(items consumed, call expression) for CALL-like instructions over the symbolic stack."""
+    values = stack[len(stack) - argc:]
+    a, b = stack[len(stack) - argc - 2], stack[len(stack) - argc - 1]
+    if pyversion.NULL_AFTER_CALLABLE:
+        fn, lead = a, ([] if b is None else [b])
+    else:
+        fn, lead = (b, []) if a is None else (a, [b])
+    n_pos = argc - len(kw_names)
+    args = [em.value(v) for v in lead + values[:n_pos]]
+    args += [f"{k}={em.value(v)}" for k, v in zip(kw_names, values[n_pos:])]
+    return argc + 2, f"{em.value(fn)}({', '.join(args)})"
+
+
+def execute(frame: Frame, instr: Instr, em: BreakEmitter) -> tuple[int, list[str | None], list[str], int]:
+    """How to run `instr` in plain Python: (stack items consumed, pushed expressions (None = NULL),
+    lines, resume offset from the instruction: 1 = after it, 0 = at it again)."""
+    s, name, arg = frame.stack, instr.name, instr.arg
+    top = lambda i=1: em.value(s[-i])  # noqa: E731
+    if name == "CALL":
+        n, expr = _call_parts(s, arg, frame.kw_names, em)
+        return n, ["___r"], [f"___r = {expr}"], 1
+    if name == "CALL_KW":
+        names = s[-1].as_constant()
+        n, expr = _call_parts(s[:-1], arg, tuple(names), em)
+        return n + 1, ["___r"], [f"___r = {expr}"], 1
+    if name == "CALL_FUNCTION_EX":
+        kw = f", **{top()}" if arg & 1 else ""
+        star = top(2) if arg & 1 else top()
+        base = 2 if arg & 1 else 1
+        fn_slot, null_slot = (s[-base - 2], s[-base - 1]) if pyversion.NULL_AFTER_CALLABLE else \
+            (s[-base - 1], s[-base - 2])
+        if null_slot is not None:
+            raise CannotResume("CALL_FUNCTION_EX with a bound self")
+        return base + 2, ["___r"], [f"___r = {em.value(fn_slot)}(*{star}{kw})"], 1
+    if name == "TO_BOOL":
+        return 1, ["___r"], [f"___r = bool({top()})"], 1
+    if name.startswith("POP_JUMP") and ("TRUE" in name or "FALSE" in name):
+        return 1, ["___r"], [f"___r = bool({top()})"], 0      # the jump runs again, on a Python bool
+    if name == "COMPARE_OP":
+        op = _COMPARE[arg.name.removesuffix("_CAST")]
+        expr = f"({top(2)} {op} {top()})"
+        return 2, ["___r"], [f"___r = {'bool' if arg.name.endswith('_CAST') else ''}{expr}"], 1
+    if name == "BINARY_OP":
+        from ..capture.handlers.arith import BINARY_SYMBOLS
+        sym = BINARY_SYMBOLS[arg]
+        fn = f"___operator.i{_opname(sym[:-1])}" if sym.endswith("=") else None
+        em.ctx.namespace.setdefault("___operator", __import__("operator"))
+        expr = f"{fn}({top(2)}, {top()})" if fn else f"({top(2)} {sym} {top()})"
+        return 2, ["___r"], [f"___r = {expr}"], 1
+    if name == "BINARY_SUBSCR":
+        return 2, ["___r"], [f"___r = {top(2)}[{top()}]"], 1
+    if name == "STORE_SUBSCR":
+        return 3, [], [f"{top(2)}[{top()}] = {top(3)}"], 1
+    if name == "CONTAINS_OP":
+        return 2, ["___r"], [f"___r = ({top(2)} {'not in' if arg else 'in'} {top()})"], 1
+    if name in ("UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_NOT"):
+        op = {"UNARY_NEGATIVE": "-", "UNARY_INVERT": "~", "UNARY_NOT": "not "}[name]
+        return 1, ["___r"], [f"___r = {op}{top()}"], 1
+    if name == "GET_ITER":
+        return 1, ["___r"], [f"___r = iter({top()})"], 1
+    if name == "UNPACK_SEQUENCE":
+        names = [f"___u{i}" for i in range(arg)]
+        return 1, list(reversed(names)), [f"{', '.join(names)}, = {top()}"], 1
+    raise CannotResume(f"cannot continue after {name} in plain Python yet")
+
+
+def _opname(sym: str) -> str:
+    return {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
+            "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift", ">>": "rshift"}[sym]
+
+
+def build_break_body(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[Any], Any],
+                     resume_for: Callable[[int, list[bool], list[str]], Any]) -> EntryBody:
+    """The entry body for a root frame stopped before instruction `frame.current`."""
+    em = BreakEmitter(ctx, compiled_callee)
+    temps, writes = writeback_lines(ctx, em)
+    instr = frame.ins.instrs[frame.current]
+    consumed, pushed, run_lines, offset = execute(frame, instr, em)
+    kept = frame.stack[:len(frame.stack) - consumed]
+    layout = [v is not None for v in kept] + [p is not None for p in pushed]
+    stack_exprs = [em.value(v) for v in kept if v is not None] + [p for p in pushed if p is not None]
+    local_names = sorted(frame.locals)
+    local_exprs = [em.value(frame.locals[n]) for n in local_names]
+    resume = resume_for(frame.current + offset, layout, local_names)
+    resume_key = ctx.bind(resume, "resume")
+    ctx.graph.set_outputs(em.outputs)
+    graph_key = f"___{ctx.tag}graph"
+    args = ", ".join(src.expr() for src, _ in ctx.inputs)
+    lines = [f"___o = {graph_key}({args})"] if em.outputs or ctx.mutating_nodes else []
+    lines += em.prelude + temps + writes + run_lines
+    lines.append(f"return {resume_key}({', '.join(stack_exprs + local_exprs)})")
+    return EntryBody(lines, ctx.namespace, ctx.graph, graph_key, bool(ctx.mutating_nodes), em.outputs)
+
+
+_ = Any

@@ -1,0 +1,106 @@
+"""Resume functions: the rest of a function's code, entered at an instruction with the live stack and
+locals as arguments. Built with `bytecode` as in BYTECODE_FACTS.md §1. Imports emit and capture.instructions.
+
+`resume_function(fn, index, stack, local_names)` returns a plain Python function (cached per code object,
+instruction and stack layout). Its code is the original instruction list with a prefix in front: rebuild
+the stack from arguments (re-creating NULL slots with PUSH_NULL), then jump forward to the instruction.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Sequence
+
+import bytecode
+from bytecode import Instr, Label, TryBegin
+
+from .. import emit, pyversion
+from ..capture.instructions import decode
+
+_HEAD_OPS = {"COPY_FREE_VARS", "MAKE_CELL", "RESUME", "NOP"}
+_cache: dict[tuple, types.CodeType] = {}
+
+
+class CannotResume(Exception):
+    """This code cannot be resumed at that instruction (cells, generators); the frame runs eagerly."""
+
+
+def _split_items(code: types.CodeType) -> list:
+    """The bytecode items with 3.13 superinstructions split, in the same order as capture.instructions."""
+    from ..capture.instructions import _split
+    items = []
+    for item in bytecode.Bytecode.from_code(code, conserve_exception_block_stackdepth=True):
+        if isinstance(item, Instr) and pyversion.HAS_SUPERINSTRUCTIONS:
+            items.extend(_split(item))
+        else:
+            items.append(item)
+    return items
+
+
+def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_names: Sequence[str],
+                name: str) -> types.CodeType:
+    """Code that starts at decoded instruction `index`; `stack[i]` is True for a value passed as argument
+    `___stack{i}` and False for a NULL slot; `local_names` are passed after the stack values."""
+    key = (code, index, tuple(stack), tuple(local_names))
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    if code.co_cellvars:
+        raise CannotResume("resuming a function that has cell variables (closures over its locals)")
+    if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):
+        raise CannotResume("resuming a generator or coroutine")
+    items = _split_items(code)
+    instr_positions = [i for i, it in enumerate(items) if isinstance(it, Instr)]
+    if len(instr_positions) != len(decode(code).instrs):
+        raise CannotResume("instruction list changed between decoding passes")
+    target_pos = instr_positions[index]
+    label = Label()
+    items.insert(target_pos, label)
+
+    head_end = 0
+    while head_end < len(items) and isinstance(items[head_end], Instr) and items[head_end].name in _HEAD_OPS:
+        head_end += 1
+        if items[head_end - 1].name == "RESUME":
+            break
+    head, rest = items[:head_end], items[head_end:]
+    if any(isinstance(it, Instr) and it.name == "RESUME" for it in rest[:1]) or not head:
+        raise CannotResume("unexpected function prologue")
+
+    stack_names = [f"___stack{i}" for i, real in enumerate(stack) if real]
+    args = stack_names + list(local_names)
+    location = items[target_pos + 1].location
+    prefix = []
+    for i, real in enumerate(stack):
+        prefix.append(emit.load_fast(f"___stack{i}") if real else emit.push_null())
+    prefix.append(emit.jump_forward(label))
+    for ins in prefix:
+        ins.location = location
+    passed = set(args)
+    rest = [emit.load_fast(it.arg, checked=True) if isinstance(it, Instr) and emit.is_unchecked_load(it)
+            and it.arg not in passed else it for it in rest]
+
+    orig = bytecode.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
+    new = bytecode.Bytecode(head + prefix + rest)
+    new._copy_attr_from(orig)
+    new.argnames = args
+    new.argcount = len(args)
+    new.posonlyargcount = new.kwonlyargcount = 0
+    new.flags &= ~(bytecode.CompilerFlags.VARARGS | bytecode.CompilerFlags.VARKEYWORDS)
+    new.name = name
+    new.qualname = f"{code.co_qualname}.<{name}>"
+    stacksize = max(code.co_stacksize, new.compute_stacksize(check_pre_and_post=False))
+    result = new.to_code(stacksize=stacksize, compute_exception_stack_depths=False)
+    _cache[key] = result
+    return result
+
+
+def resume_function(fn: types.FunctionType, index: int, stack: Sequence[bool], local_names: Sequence[str]
+                    ) -> types.FunctionType:
+    """A plain function running `fn`'s code from decoded instruction `index` (see resume_code)."""
+    line = decode(fn.__code__).lineno(index)
+    name = f"__resume_{fn.__code__.co_name}_at_L{line}_i{index}"
+    code = resume_code(fn.__code__, index, stack, local_names, name)
+    return types.FunctionType(code, fn.__globals__, name, None, fn.__closure__)
+
+
+_ = TryBegin

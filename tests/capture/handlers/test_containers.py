@@ -1,0 +1,111 @@
+"""BUILD_TUPLE/LIST/MAP/CONST_KEY_MAP/SLICE, LIST_EXTEND/APPEND, MAP_ADD, DICT_UPDATE, LIST_TO_TUPLE,
+UNPACK_SEQUENCE/UNPACK_EX: containers of arrays built, unpacked and returned."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.conftest import assert_uses, check
+
+
+def x23():
+    return np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+
+
+def test_build_tuple_and_unpack():
+    def f(x, y):
+        t = (x + 1.0, y * 2.0)
+        a, b = t
+        return b, a, (a, (b, 1))
+    assert_uses(f, "BUILD_TUPLE", "UNPACK_SEQUENCE")
+    check(f, x23(), np.ones(3)).assert_no_breaks()
+
+
+def test_swap_via_tuple_assignment():
+    def f(x, y):
+        x, y = y, x
+        a, b, c = y, x, 3
+        return x - y, a, b, c
+    check(f, x23(), np.ones(3)).assert_no_breaks()
+
+
+def test_build_list_and_extend():
+    def f(x):
+        xs = [x, x * 2.0]
+        xs.extend([x + 1.0])
+        ys = [*xs, 5]
+        return xs, ys, [1, 2, 3]
+    assert_uses(f, "BUILD_LIST", "LIST_EXTEND")
+    check(f, x23()).assert_no_breaks()
+
+
+def test_build_map_and_const_key_map():
+    def f(x, k):
+        d1 = {"a": x, "b": x * 2.0}
+        d2 = {k: x + 1.0}
+        d3 = {**d1, "c": 3, **d2}
+        return d1, d2, d3
+    assert_uses(f, "BUILD_CONST_KEY_MAP", "BUILD_MAP", any_of=True)
+    assert_uses(f, "DICT_UPDATE")
+    check(f, x23(), "z").assert_no_breaks()
+
+
+def test_unpack_ex():
+    def f(xs, x):
+        first, *middle, last = xs
+        a, *rest = (x, x * 2.0, 3)
+        return first, middle, last, a, rest
+    assert_uses(f, "UNPACK_EX")
+    check(f, [1, 2, 3, 4], x23()).assert_no_breaks()
+
+
+def test_unpack_array_rows():
+    def f(x):
+        a, b = x
+        return a * b
+    check(f, x23()).assert_no_breaks()
+
+
+def test_unpack_wrong_count_raises_like_eager():
+    def f(xs):
+        a, b = xs
+        return a
+    check(f, [1, 2, 3])
+
+
+def test_tuple_of_star_args():
+    def f(x, xs):
+        return (*xs, x), tuple(xs)
+    assert_uses(f, "LIST_TO_TUPLE", "CALL_INTRINSIC_1", any_of=True)
+    check(f, x23(), [1, 2]).assert_no_breaks()
+
+
+def test_return_input_containers_and_new_ones():
+    def f(xs, d, x):
+        return xs, d, [xs, d], {"x": x}
+    check(f, [1, 2], {"a": 1}, x23()).assert_no_breaks()
+
+
+def test_list_methods_on_new_list():
+    def f(x):
+        xs = []
+        xs.append(x)
+        xs.insert(0, x * 2.0)
+        last = xs.pop()
+        xs.reverse()
+        return xs, last
+    check(f, x23()).assert_no_breaks()
+
+
+def test_dict_methods():
+    def f(p, x):
+        q = p.copy()
+        q.update({"c": x})
+        return q.get("a", 0.0) + q.get("zz", 1.0) * x, q
+    check(f, {"a": 2.0}, x23()).assert_no_breaks()
+
+
+def test_list_concat_and_repeat():
+    def f(x, xs):
+        return xs + [x], (x,) * 2, xs * 2
+    check(f, x23(), [1]).assert_no_breaks()

@@ -1,0 +1,220 @@
+"""Shared test helpers: `check(fn, *args)`, the differential test, and `CompileCounter`, a counting backend.
+
+`check` runs `fn` eagerly and through `minidynamo.compile` on deep copies of the same inputs, call after
+call, and asserts both runs agree on everything a caller can observe: the return value (bit-identical,
+type included), the exception (type and message), what was printed, the arguments after the call (in-place
+writes), chosen module globals, and which returned objects are the caller's own arguments. It returns a
+`CheckResult` with the compiled function's capture records, stats and counter, so tests can assert graph
+counts and break reasons on top.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dis
+import io
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+from minidynamo.api import _state_of
+from minidynamo.backends import get_backend
+
+_MISSING = object()
+
+
+class CompileCounter:
+    """A backend that counts what it compiles and delegates to another backend ("numpy" by default).
+
+    `frame_count` is the number of graphs compiled, `op_count` their call nodes in total, and `graphs` the
+    Graph objects themselves (Dynamo's CompileCounter, as a plain callable)."""
+
+    def __init__(self, inner: str = "numpy") -> None:
+        self.inner = get_backend(inner)
+        self.frame_count = 0
+        self.op_count = 0
+        self.graphs: list[Any] = []
+
+    def __call__(self, graph: Any, example_inputs: Sequence[Any]) -> Callable[..., tuple]:
+        self.frame_count += 1
+        self.op_count += graph.count()
+        self.graphs.append(graph)
+        return self.inner(graph, example_inputs)
+
+    def __repr__(self) -> str:
+        return f"CompileCounter(frame_count={self.frame_count}, op_count={self.op_count})"
+
+
+@dataclass
+class CheckResult:
+    """What `check` hands back: the compiled function and how it was captured."""
+
+    compiled: Any
+    counter: CompileCounter
+    records: list = field(default_factory=list)
+
+    @property
+    def stats(self) -> Any:
+        return md.stats(self.compiled)
+
+    @property
+    def reasons(self) -> list:
+        """Break reasons of all captures (empty: every capture was one whole graph)."""
+        return [r.reason for r in self.records if r.reason is not None]
+
+    @property
+    def graphs(self) -> list:
+        return [r.graph for r in self.records if r.graph is not None]
+
+    def assert_no_breaks(self) -> "CheckResult":
+        assert self.records, "nothing was captured"
+        assert self.reasons == [], "unexpected graph break:\n" + "\n".join(str(r) for r in self.reasons)
+        return self
+
+
+# ---- comparing two runs ----------------------------------------------------------------------------------
+
+def assert_same(eager: Any, compiled: Any, where: str = "result") -> None:
+    """Bit-identical comparison: same type, arrays with equal dtype/shape/values (NaN equal to NaN)."""
+    assert type(eager) is type(compiled), f"{where}: type {type(compiled).__name__}, eager {type(eager).__name__}"
+    if isinstance(eager, np.ndarray):
+        assert eager.dtype == compiled.dtype, f"{where}: dtype {compiled.dtype}, eager {eager.dtype}"
+        assert eager.shape == compiled.shape, f"{where}: shape {compiled.shape}, eager {eager.shape}"
+        assert np.array_equal(eager, compiled, equal_nan=eager.dtype.kind in "fc"), f"{where}: values differ"
+    elif isinstance(eager, np.generic):
+        assert eager.dtype == compiled.dtype, f"{where}: dtype {compiled.dtype}, eager {eager.dtype}"
+        same = np.array_equal(np.asarray(eager), np.asarray(compiled), equal_nan=eager.dtype.kind in "fc")
+        assert same, f"{where}: {compiled!r}, eager {eager!r}"
+    elif isinstance(eager, (tuple, list)):
+        assert len(eager) == len(compiled), f"{where}: length {len(compiled)}, eager {len(eager)}"
+        for i, (a, b) in enumerate(zip(eager, compiled)):
+            assert_same(a, b, f"{where}[{i}]")
+    elif isinstance(eager, dict):
+        assert list(eager) == list(compiled), f"{where}: keys {list(compiled)}, eager {list(eager)}"
+        for k in eager:
+            assert_same(eager[k], compiled[k], f"{where}[{k!r}]")
+    elif isinstance(eager, float) and eager != eager:
+        assert compiled != compiled, f"{where}: {compiled!r}, eager nan"
+    elif isinstance(eager, types.SimpleNamespace) or (hasattr(eager, "__dict__") and not callable(eager)
+                                                      and type(eager).__eq__ is object.__eq__):
+        assert_same(vars(eager), vars(compiled), f"{where}.__dict__")
+    elif type(eager).__eq__ is object.__eq__ and not callable(eager):
+        pass                      # plain objects without state (sentinels): the same type is all there is
+    else:
+        assert eager == compiled, f"{where}: {compiled!r}, eager {eager!r}"
+
+
+def _leaves(value: Any, path: str = "") -> Iterable[tuple[str, Any]]:
+    """(path, object) for a value and the items of its tuples/lists/dicts: identity checks walk these."""
+    yield path, value
+    if isinstance(value, (tuple, list)):
+        for i, v in enumerate(value):
+            yield from _leaves(v, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, f"{path}[{k!r}]")
+
+
+def _aliases(result: Any, inputs: Any) -> list[tuple[str, str]]:
+    """Which parts of the result are (by identity) which mutable inputs: (result path, input path)."""
+    where = {id(v): p for p, v in _leaves(inputs) if isinstance(v, (np.ndarray, list, dict))}
+    return [(p, where[id(v)]) for p, v in _leaves(result) if id(v) in where]
+
+
+def _run(fn: Callable, args: tuple, kwargs: dict) -> tuple[Any, BaseException | None, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            return fn(*args, **kwargs), None, out.getvalue()
+        except Exception as e:   # the differential test compares exceptions too
+            return None, e, out.getvalue()
+
+
+def _snapshot(namespace: dict, names: Sequence[str]) -> dict[str, Any]:
+    return {n: copy.deepcopy(namespace.get(n, _MISSING)) if n in namespace else _MISSING for n in names}
+
+
+def _restore(namespace: dict, snapshot: dict[str, Any]) -> None:
+    for name, value in snapshot.items():
+        if value is _MISSING:
+            namespace.pop(name, None)
+        else:
+            namespace[name] = copy.deepcopy(value)
+
+
+def _copy_inputs(namespace: dict, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """Deep copies of the arguments; objects that are also module globals of fn (sentinels, functions,
+    config objects) stay themselves, so `arg is GLOBAL` means the same in both runs."""
+    memo = {id(v): v for v in namespace.values() if not isinstance(v, (np.ndarray, list, dict))}
+    return copy.deepcopy((args, kwargs), memo)
+
+
+def check(fn: Callable, *args: Any, calls: Sequence[tuple] | None = None, globals_to_check: Sequence[str] = (),
+          backend: Any = None, compiled: Any = None, **kwargs: Any) -> CheckResult:
+    """Run `fn(*args, **kwargs)` and then `fn(*c)` for each tuple `c` in `calls`, eagerly and compiled, and
+    assert the two agree on results, exceptions, stdout, mutated arguments and the named globals.
+
+    `compiled` reuses an existing compiled function (its backend is then whatever it was compiled with)."""
+    counter = CompileCounter()
+    cfn = compiled if compiled is not None else md.compile(fn, backend=backend or counter,
+                                                          options={"suppress_errors": False})
+    namespace = getattr(fn, "__globals__", {})
+    all_calls = [(args, kwargs)] + [(tuple(c), {}) if not isinstance(c, dict) else ((), c) for c in (calls or ())]
+    for n, (a, kw) in enumerate(all_calls):
+        start = _snapshot(namespace, globals_to_check)
+        eager_in, compiled_in = _copy_inputs(namespace, a, kw), _copy_inputs(namespace, a, kw)
+        e_value, e_exc, e_out = _run(fn, *eager_in)
+        e_globals = _snapshot(namespace, globals_to_check)
+        _restore(namespace, start)
+        c_value, c_exc, c_out = _run(cfn, *compiled_in)
+        c_globals = _snapshot(namespace, globals_to_check)
+        tag = f"call {n}"
+        if e_exc is not None or c_exc is not None:
+            assert type(c_exc) is type(e_exc), f"{tag}: compiled raised {c_exc!r}, eager raised {e_exc!r}"
+            assert str(c_exc) == str(e_exc), f"{tag}: message {c_exc}, eager {e_exc}"
+        else:
+            assert_same(e_value, c_value, f"{tag}: result")
+            assert _aliases(c_value, compiled_in) == _aliases(e_value, eager_in), f"{tag}: result aliasing"
+        assert c_out == e_out, f"{tag}: printed {c_out!r}, eager printed {e_out!r}"
+        assert_same(eager_in, compiled_in, f"{tag}: arguments after the call")
+        for name in globals_to_check:
+            g_e, g_c = e_globals[name], c_globals[name]
+            assert (g_e is _MISSING) == (g_c is _MISSING), f"{tag}: global {name} bound differently"
+            if g_e is not _MISSING:
+                assert_same(g_e, g_c, f"{tag}: global {name}")
+    state = _state_of(cfn)
+    return CheckResult(cfn, counter, list(state.records) if state is not None else [])
+
+
+# ---- asserting through dis that a test exercises the opcode it is about (STYLE §7) -----------------------
+
+def opnames(fn: Any) -> set[str]:
+    """Opcode names in fn's code and in every code object nested in it (lambdas, 3.11 comprehensions)."""
+    code = fn.__code__ if hasattr(fn, "__code__") else fn
+    names = {i.opname for i in dis.get_instructions(code)}
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            names |= opnames(const)
+    return names
+
+
+def assert_uses(fn: Any, *wanted: str, any_of: bool = False) -> None:
+    """Assert fn's bytecode on this Python contains the opcodes (all of them, or any with any_of=True)."""
+    have = opnames(fn)
+    missing = [w for w in wanted if w not in have]
+    if any_of:
+        assert len(missing) < len(wanted), f"none of {wanted} in {getattr(fn, '__name__', fn)}: {sorted(have)}"
+    else:
+        assert not missing, f"{missing} not in {getattr(fn, '__name__', fn)}'s bytecode: {sorted(have)}"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_minidynamo():
+    """Captured variants never leak from one test into the next."""
+    yield
+    md.reset()

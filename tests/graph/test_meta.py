@@ -1,0 +1,118 @@
+"""Differential property test: every op's meta rule agrees with what NumPy really returns or raises.
+
+For each registered op (REGISTRY, the operator tables, method-only OpDefs) hypothesis draws arguments from
+the op's generator in test_meta_cases.CASES; the meta rule sees ArraySpecs, the real call sees arrays.
+Shape, dtype and scalar-ness (np.generic vs ndarray) must agree; where NumPy raises, the meta must raise
+MetaError, and where the meta raises, NumPy must raise too (boolean-mask getitem excepted: the meta
+refuses it on purpose, as a data-dependent shape).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from minidynamo.graph import ops
+from minidynamo.graph.meta import MetaError
+
+from .test_meta_cases import CASES, A, HEAVY, OPERATOR_CASES, UNARY_CASES, reals, specs
+
+_SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
+
+
+def _agree(spec, real, where: str) -> None:
+    if real is None:
+        assert spec is None, f"{where}: NumPy returned None, meta {spec}"
+        return
+    if isinstance(real, (list, tuple)):
+        assert isinstance(spec, tuple) and len(spec) == len(real), f"{where}: {spec} vs {len(real)} results"
+        for s, r in zip(spec, real):
+            _agree(s, r, where)
+        return
+    assert isinstance(real, (np.ndarray, np.generic)), f"{where}: NumPy returned {type(real).__name__}"
+    got = (spec.shape, spec.dtype, spec.scalar)
+    want = (real.shape, real.dtype, isinstance(real, np.generic))
+    assert got == want, f"{where}: meta says {got}, NumPy gives {want}"
+
+
+def run_case(opdef: ops.OpDef, args: tuple, kwargs: dict, label: str) -> None:
+    where = f"{label}{args!r} {kwargs!r}"
+    real_exc = None
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            real = opdef.impl(*reals(args), **reals(kwargs))
+        except Exception as e:      # any NumPy error: the meta must raise MetaError too
+            real_exc = e
+    try:
+        spec = opdef.meta(*specs(args), **specs(kwargs))
+    except TypeError as e:          # a call that does not fit the signature: NumPy must refuse it too
+        assert isinstance(real_exc, TypeError), f"{where}: meta raised TypeError {e}, NumPy {real_exc!r}"
+        return
+    except MetaError as e:
+        if real_exc is None:
+            if label in ("getitem", "setitem") and ops.is_data_dependent_index(specs(args[1])):
+                assert label == "setitem" or "data-dependent" in str(e)
+                return
+            if "unsupported" in str(e):
+                return              # a documented refusal (out=, where= of reductions, other pad modes)
+            pytest.fail(f"{where}: meta raised {e} but NumPy returned {type(real).__name__}")
+        return
+    if real_exc is not None:
+        pytest.fail(f"{where}: NumPy raised {type(real_exc).__name__}: {real_exc} but meta gave {spec}")
+    _agree(spec, real, where)
+
+
+def _all_ops() -> list[tuple[str, ops.OpDef, object]]:
+    cases = [(name, op, CASES.get(name)) for name, op in sorted(ops.REGISTRY.items())]
+    cases += [(f"method.{m}", op, CASES.get(op.name)) for m, op in sorted(ops.METHODS.items())
+              if ops.REGISTRY.get(op.name) is not op]
+    cases += [(f"operator{sym}", op, OPERATOR_CASES.get(sym)) for sym, op in ops.BINARY_OPERATORS.items()]
+    cases += [(f"unary{sym}", op, UNARY_CASES.get(sym)) for sym, op in ops.UNARY_OPERATORS.items()]
+    return cases
+
+
+ALL = _all_ops()
+
+
+def test_every_op_has_a_generator():
+    missing = [label for label, _, strategy in ALL if strategy is None]
+    assert not missing, f"ops without an argument generator in test_meta_cases.CASES: {missing}"
+
+
+@pytest.mark.parametrize("label,opdef,strategy", [c for c in ALL if c[2] is not None], ids=[c[0] for c in ALL
+                                                                                           if c[2] is not None])
+def test_meta_agrees_with_numpy(label, opdef, strategy):
+    @settings(max_examples=HEAVY.get(opdef.name, 40), **_SETTINGS)
+    @given(st.data())
+    def check(data):
+        args, kwargs = data.draw(strategy)
+        if label.startswith("method."):
+            assume(isinstance(args[0], A))
+        run_case(opdef, args, kwargs, opdef.name)
+
+    check()
+
+
+@pytest.mark.parametrize("method", sorted(ops.METHODS))
+def test_method_form_agrees_with_numpy(method):
+    """x.f(*args) through METHODS, checked against the real ndarray / NumPy-scalar method."""
+    opdef = ops.METHODS[method]
+
+    def call_method(x, *args, **kwargs):
+        return getattr(x, method)(*args, **kwargs)
+
+    as_method = ops.OpDef(opdef.name, call_method, opdef.meta)
+
+    @settings(max_examples=40, **_SETTINGS)
+    @given(st.data())
+    def check(data):
+        args, kwargs = data.draw(CASES[opdef.name])
+        assume(isinstance(args[0], A))
+        run_case(as_method, args, kwargs, opdef.name)
+
+    check()

@@ -71,11 +71,12 @@ def call_eager(fn: Callable, args: tuple) -> tuple[str, Any, tuple]:
         return "raise", type(e), args
 
 
-def check_inputs(model: Model) -> list[tuple]:
-    """Fresh inputs the differential check uses: a new seed, and the other branch where there is one."""
-    fresh = [model.build("small", 1)]
+def fresh_inputs(model: Model) -> list[tuple[str, Callable[[], tuple]]]:
+    """Builders of the fresh inputs the differential check uses: a new seed, and the other branch where there
+    is one. Each is called once per side, so eager and the front end get equal but separate arguments."""
+    fresh = [("a new seed", lambda: model.build("small", 1))]
     if model.other is not None:
-        fresh.append(model.other("small", 1))
+        fresh.append(("the other branch", lambda: model.other("small", 1)))
     return fresh
 
 
@@ -88,13 +89,10 @@ def run_compile(model: Model, limit: float) -> Outcome:
         with time_limit(limit), quiet():
             report = md.explain(fn)(*model.build("small", 0))
             cfn = md.compile(fn)
-            runs = [("seed 0", model.build("small", 0))] + [(f"fresh {i}", a) for i, a in enumerate(check_inputs(model))]
             mismatch = ""
-            for label, args in runs:
-                expected = call_eager(fn, model.build("small", 0) if label == "seed 0" else _rebuild(model, label))
-                got = call_eager(cfn, args)
-                if not _agree(got, expected):
-                    mismatch = mismatch or f"differs from eager on {label} inputs"
+            for label, build in [("the example", lambda: model.build("small", 0))] + fresh_inputs(model):
+                if not _agree(call_eager(cfn, build()), call_eager(fn, build())):
+                    mismatch = mismatch or f"differs from eager on {label}"
             fallbacks = getattr(md.stats(cfn), "fallbacks", 0)
     except Exception as e:
         out.error = f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
@@ -105,11 +103,6 @@ def run_compile(model: Model, limit: float) -> Outcome:
     out.equal = not mismatch
     out.error = mismatch or ("" if out.captured else "internal error: ran eagerly (fallback)")
     return out
-
-
-def _rebuild(model: Model, label: str) -> tuple:
-    i = int(label.split()[1])
-    return check_inputs(model)[i]
 
 
 def _agree(got: tuple, expected: tuple) -> bool:
@@ -158,9 +151,8 @@ def run_trace(model: Model, mode: str, limit: float) -> Outcome:
         out.error = f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
         return out
     out.captured, out.graphs = True, 1
-    for i, fresh in enumerate(check_inputs(model)):
-        expected = call_eager(fn, fresh)
-        args = model.build("small", 1) if i == 0 else model.other("small", 1)
+    for label, build in fresh_inputs(model):
+        expected, args = call_eager(fn, build()), build()
         inputs = {name: args[p] for name, p in zip(shapes, positions)}
         try:
             with time_limit(limit), quiet():
@@ -169,7 +161,7 @@ def run_trace(model: Model, mode: str, limit: float) -> Outcome:
         except Exception as e:
             got = ("raise", type(e), args)
         if not _agree(got, expected):
-            out.error = out.error or f"differs from eager on fresh input {i}"
+            out.error = out.error or f"differs from eager on {label}"
     out.equal = not out.error
     return out
 
@@ -222,9 +214,8 @@ def run_lazy(model: Model, limit: float) -> Outcome:
         return out
     out.captured, out.graphs = True, len(lr.graphs)
     out.breaks = max(0, len(lr.graphs) - 1)
-    for i, fresh in enumerate(check_inputs(model)):
-        expected = call_eager(fn, fresh)
-        args = model.build("small", 1) if i == 0 else model.other("small", 1)
+    for label, build in fresh_inputs(model):
+        expected, args = call_eager(fn, build()), build()
         try:
             with time_limit(limit), quiet():
                 result, post, _ = lazy_call(fn, args)
@@ -232,7 +223,7 @@ def run_lazy(model: Model, limit: float) -> Outcome:
         except Exception as e:
             got = ("raise", type(e), args)
         if not _agree(got, expected):
-            out.error = out.error or f"differs from eager on fresh input {i}"
+            out.error = out.error or f"differs from eager on {label}"
     out.equal = not out.error
     return out
 

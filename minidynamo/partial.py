@@ -73,8 +73,8 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
         return children[key]
 
     def resume_for(index: int, layout: list[bool], local_names: list[str]) -> Any:
-        key = ("resume", fn.__code__, index, tuple(layout), tuple(local_names), id(fn.__globals__),
-               fn.__closure__)
+        # Keyed by the function object: its globals and closure cells are baked into the resume function.
+        key = ("resume", fn, index, tuple(layout), tuple(local_names))
         if key not in children:
             children[key] = compile_fn(resume_function(fn, index, layout, local_names))
         return children[key]

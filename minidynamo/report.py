@@ -45,6 +45,10 @@ class CaptureRecord:
     seconds: float
 
 
+def _same_break(a: Any, b: Any) -> bool:
+    return (a.filename, a.lineno, a.category, a.message) == (b.filename, b.lineno, b.category, b.message)
+
+
 @dataclass
 class ExplainOutput:
     """The report of `explain(fn)(*args)`; `str()` is what a person reads."""
@@ -78,7 +82,9 @@ class ExplainOutput:
         for r in records:
             if r.graph is not None and r.graph.count() > 0:
                 out.graphs.append(r.graph)
-            if r.reason is not None:
+            # A helper that breaks is reported by its caller (at the call site, with the inlining stack)
+            # and again by its own capture: the same break, counted once.
+            if r.reason is not None and not any(_same_break(r.reason, b) for b in out.break_reasons):
                 out.break_reasons.append(r.reason)
             out.guards += str(r.entry.guards).splitlines()
             out.entry_code += r.entry.body

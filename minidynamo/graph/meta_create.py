@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import (NOVALUE, MetaError, as_spec, broadcast, is_spec, probe, reject_keywords, result_dtype)
+from .meta import NOVALUE, MetaError, as_spec, broadcast, is_spec, probe, reject_keywords, result_dtype
 from .meta_shape import int_tuple
 
 _REAL = (bool, int, float)
@@ -55,7 +55,10 @@ def empty_meta(shape: Any, dtype: Any = float, **kwargs: Any) -> ArraySpec:
 
 def _check_fill(name: str, shape: tuple[int, ...], fill: Any, dtype: np.dtype) -> None:
     """The fill value must broadcast into the shape and convert to the dtype (value checks included)."""
-    if is_spec(fill) and broadcast(fill.shape, shape) != shape:
+    trimmed = fill.shape if is_spec(fill) else ()
+    while len(trimmed) > len(shape) and trimmed[0] == 1:     # copyto drops leading 1s, like setitem
+        trimmed = trimmed[1:]
+    if len(trimmed) > len(shape) or broadcast(trimmed, shape) != shape:
         raise MetaError(f"{name}: could not broadcast input array from shape {fill.shape} into shape {shape}")
     result_dtype(name, np.full, (1,), probe(fill), dtype)
 
@@ -144,6 +147,7 @@ def linspace_meta(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, r
     if count < 0:
         raise MetaError(f"linspace: Number of samples, {count}, must be non-negative.")
     dt = np.result_type(start, stop, float(count)) if dtype is None else _dtype(dtype)
+    result_dtype("linspace", np.linspace, start, stop, min(count, 2), endpoint, dtype=dt)
     return ArraySpec((count,), dt)
 
 
@@ -184,4 +188,6 @@ def copy_method_meta(a: Any, order: str = "C") -> ArraySpec:
 def ascontiguousarray_meta(a: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:
     reject_keywords("ascontiguousarray", kwargs, ("like",))
     x = as_spec(a)
+    if not is_spec(a):              # a Python number is converted to the dtype (values checked)
+        result_dtype("ascontiguousarray", np.ascontiguousarray, a, dtype)
     return ArraySpec(x.shape or (1,), x.dtype if dtype is None else _dtype(dtype))

@@ -142,9 +142,9 @@ def _tensordot_axes(axes: Any, a: ArraySpec, b: ArraySpec) -> tuple[tuple[int, .
         n = operator.index(axes)
     except TypeError:
         raise MetaError(f"tensordot: axes must be an integer, got {axes!r}") from None
-    if n < 0 or n > a.ndim or n > b.ndim:
-        raise MetaError(f"tensordot: cannot sum over {n} axes of arrays with {a.ndim} and {b.ndim} dims")
-    return tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
+    # NumPy takes range(-n, 0) of a and range(n) of b, so n <= 0 sums over nothing.
+    return (tuple(normalize_axis(i, a.ndim) for i in range(-n, 0)),
+            tuple(normalize_axis(i, b.ndim) for i in range(n)))
 
 
 def tensordot_meta(a: Any, b: Any, axes: Any = 2) -> ArraySpec:
@@ -212,7 +212,7 @@ def einsum_meta(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = N
             raise MetaError(f"einsum: output subscript '{c}' never appeared in an input")
         if out_labels.count(c) > 1:
             raise MetaError(f"einsum: output subscript '{c}' is included multiple times")
-    if ell and "..." not in output:
+    if ell and "..." not in output and not optimize:     # the optimizing parser sums them instead
         raise MetaError("einsum: output has more dimensions than subscripts given, but no '...' ellipsis")
     head, _, tail = output.partition("...")
     shape = tuple(sizes[c] for c in head) + (ell if "..." in output else ()) + tuple(sizes[c] for c in tail)

@@ -47,12 +47,15 @@ def _reduction(fn: Callable, *, has_dtype: bool, identity: bool, has_initial: bo
         shape, axes = _reduce_shape(x, axis, keepdims, ufunc_reduce=name not in ("mean", "std", "var"))
         if not identity and initial is NOVALUE and any(x.shape[i] == 0 for i in axes):
             raise MetaError(f"zero-size array to reduction operation {name} which has no identity")
-        kw = dict(extra)
+        kw = dict(extra, keepdims=bool(keepdims))
+        if axis is not None:
+            kw["axis"] = axis
         if has_dtype:
             kw["dtype"] = dtype
         if initial is not NOVALUE:
             kw["initial"] = initial
-        return spec_like(shape, result_dtype(name, fn, probe(x, (1,)), **kw), True)
+        # The probe keeps ndim (all dims 1), so 0-d results take the scalar path, as the real call does.
+        return spec_like(shape, result_dtype(name, fn, probe(x, (1,) * x.ndim), **kw), True)
 
     if has_dtype and ddof:
         def rule(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=NOVALUE,

@@ -93,7 +93,7 @@ def moveaxis_meta(a: Any, source: Any, destination: Any) -> ArraySpec:
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return ArraySpec(tuple(x.shape[i] for i in order), x.dtype)
+    return ArraySpec(tuple(x.shape[i] for i in order), x.dtype, scalar=x.scalar)
 
 
 def expand_dims_meta(a: Any, axis: Any) -> ArraySpec:
@@ -109,6 +109,8 @@ def squeeze_meta(a: Any, axis: Any = None) -> ArraySpec:
     x = as_spec(a)
     if axis is None:
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    elif x.ndim == 0 and not isinstance(axis, (tuple, list)) and axis in (0, -1):
+        axes = ()                   # like ufunc.reduce, squeeze accepts axis 0 / -1 on a 0-d array
     else:
         axes = normalize_axes(int_tuple(axis, "squeeze: axis"), x.ndim)
         if any(x.shape[i] != 1 for i in axes):

@@ -20,7 +20,7 @@ from ..capture.variables.array import ArrayMethodVar
 from ..capture.variables.base import Var
 from ..capture.variables.containers import DictVar, ListIteratorVar, ListVar
 from ..capture.variables.functions import BoundMethodVar, UserFunctionVar
-from .resume import CannotResume
+from .resume import STACK_PREFIX, CannotResume
 from .stitched import EntryBody, Emitter, writeback_lines
 
 _BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "**": "**", "@": "@", "&": "&",
@@ -144,7 +144,8 @@ def build_break_body(ctx: CaptureContext, frame: Frame, compiled_callee: Callabl
     kept = frame.stack[:len(frame.stack) - consumed]
     layout = [v is not None for v in kept] + [p is not None for p in pushed]
     stack_exprs = [em.value(v) for v in kept if v is not None] + [p for p in pushed if p is not None]
-    local_names = sorted(frame.locals)
+    # Stack arguments of a resume function are read only by its prefix: they are dead, never passed on.
+    local_names = sorted(n for n in frame.locals if not n.startswith(STACK_PREFIX))
     local_exprs = [em.value(frame.locals[n]) for n in local_names]
     resume = resume_for(frame.current + offset, layout, local_names)
     resume_key = ctx.bind(resume, "resume")

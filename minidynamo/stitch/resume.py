@@ -18,6 +18,7 @@ from .. import emit, pyversion
 from ..capture.instructions import decode
 
 _HEAD_OPS = {"COPY_FREE_VARS", "MAKE_CELL", "RESUME", "NOP"}
+STACK_PREFIX = "___stack"    # names of stack arguments; only the (then dead) prefix reads them
 _cache: dict[tuple, types.CodeType] = {}
 
 
@@ -66,12 +67,18 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     if any(isinstance(it, Instr) and it.name == "RESUME" for it in rest[:1]) or not head:
         raise CannotResume("unexpected function prologue")
 
-    stack_names = [f"___stack{i}" for i, real in enumerate(stack) if real]
+    # A resume of a resume already has `___stack0` parameters: pick names its code does not use.
+    base = STACK_PREFIX
+    while any(n.startswith(base) for n in (*code.co_varnames, *local_names)):
+        base += "_"
+    stack_names = [f"{base}{i}" for i, real in enumerate(stack) if real]
     args = stack_names + list(local_names)
+    if len(set(args)) != len(args):   # two arguments in one slot would shift every value: refuse
+        raise CannotResume(f"duplicate argument names in resume function: {args}")
     location = items[target_pos + 1].location
     prefix = []
     for i, real in enumerate(stack):
-        prefix.append(emit.load_fast(f"___stack{i}") if real else emit.push_null())
+        prefix.append(emit.load_fast(f"{base}{i}") if real else emit.push_null())
     prefix.append(emit.jump_forward(label))
     for ins in prefix:
         ins.location = location

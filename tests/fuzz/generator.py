@@ -387,15 +387,15 @@ class _Gen:
 
     def stmt_for_list(self, env: dict) -> list[str]:
         it = self.fresh("it")
-        src, kind = self.rng.choice((("lst", "P"), ("[1, 2.5, -1]", "P"), ("(x, y)", "A"), ("d.values()", "P"),
-                                     (self.pick(env, "L") or "lst", "P")))
+        src, kind = self.rng.choice((("list(lst)", "P"), ("[1, 2.5, -1]", "P"), ("(x, y)", "A"),
+                                     ("list(d.values())", "P"), (f"{self.pick(env, 'L') or 'lst'}[:2]", "P")))
         return [f"for {it} in {src}:"] + self.sub_block(env, {it: kind})
 
     def stmt_while(self, env: dict) -> list[str]:
         w = self.fresh("w")
         env[w] = "I"
         body = self.sub_block(env)
-        return [f"{w} = 0", f"while {w} < {self.rng.choice(('2', '3', 'len(lst)'))}:"] + body + [f"    {w} += 1"]
+        return [f"{w} = 0", f"while {w} < {self.rng.choice(('2', '3', 'min(len(lst), 3)'))}:"] + body + [f"    {w} += 1"]
 
     def stmt_try(self, env: dict) -> list[str]:
         r, a = self.rng, self.pick(env, "A") or "x"

@@ -1,0 +1,44 @@
+"""Writing results: Markdown tables and, when matplotlib is importable (the `bench` extra), PNG plots."""
+
+from __future__ import annotations
+
+import datetime
+import pathlib
+import platform
+
+import numpy as np
+
+RESULTS = pathlib.Path(__file__).parent / "results"
+
+
+def table(header: list[str], rows: list[list[object]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    return (f"Python {platform.python_version()}, NumPy {np.__version__}, {platform.machine()}, "
+            f"{platform.system()}; {datetime.datetime.now().isoformat(timespec='seconds')}")
+
+
+def write(name: str, title: str, body: str, quick: bool) -> pathlib.Path:
+    RESULTS.mkdir(exist_ok=True)
+    mode = "quick run (`--quick`: small sizes, few repeats)" if quick else "full run"
+    path = RESULTS / f"{name}.md"
+    path.write_text(f"# {title}\n\n_{mode}; {machine()}_\n\n{body.rstrip()}\n", encoding="utf-8")
+    return path
+
+
+def pyplot():
+    """matplotlib.pyplot with a file-only backend, or None when matplotlib is not installed."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    return plt
+
+
+NO_PLOTS = "_Plots skipped: matplotlib is not installed (`pip install -e '.[bench]'`)._"

@@ -1,0 +1,191 @@
+"""Graph breaks that keep capturing: the code before a break is a graph, the breaking instruction runs in
+plain Python, and the rest continues in a compiled resume function. Differential against eager throughout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+from minidynamo.errors import GraphBreakError
+from tests.conftest import CompileCounter, check
+
+RNG = np.random.default_rng(7)
+POS = np.abs(RNG.standard_normal((3, 4))) + 0.1
+NEG = -POS
+
+
+def lecture_branch(x):
+    s = x.sum(axis=-1).sum(axis=-1)
+    if s > 0:
+        return x * 2.0
+    return x * -1.0
+
+
+def test_lecture_branch_has_one_break_and_two_graphs_on_each_path():
+    for first, second in ((POS, NEG), (NEG, POS)):
+        md.reset()
+        res = check(lecture_branch, first, calls=[(second,), (first,), (second,)])
+        out = md.explain(lecture_branch)(first)
+        assert out.graph_count == 2 and out.graph_break_count == 1
+        reason = out.break_reasons[0]
+        assert reason.category == "data_dependent" and reason.source_line == "if s > 0:"
+        assert reason.lineno == lecture_branch.__code__.co_firstlineno + 2
+        assert res.counter.frame_count >= 3          # the prefix graph plus one resume graph per path
+
+
+def test_the_branch_not_taken_is_captured_when_first_taken():
+    counter = CompileCounter()
+    f = md.compile(lecture_branch, backend=counter)
+    f(POS)
+    after_first = counter.frame_count
+    f(POS)
+    assert counter.frame_count == after_first         # warm: nothing captured again
+    assert np.array_equal(f(NEG), lecture_branch(NEG))
+    assert counter.frame_count == after_first + 1     # only the other path's resume graph is new
+
+
+def two_blocks_with_print(x, w):
+    h = np.tanh(x @ w)
+    print("between blocks", h.shape)
+    return h * 3.0 + x
+
+
+def test_print_between_array_blocks_prints_once_in_order_with_two_graphs(capsys):
+    x, w = RNG.standard_normal((4, 4)), RNG.standard_normal((4, 4))
+    check(two_blocks_with_print, x, w, calls=[(x + 1, w)])
+    out = md.explain(two_blocks_with_print)(x, w)
+    assert out.graph_count == 2 and out.graph_break_count == 1
+    assert out.break_reasons[0].category == "call"
+    capsys.readouterr()
+    f = md.compile(two_blocks_with_print)
+    for _ in range(3):
+        f(x, w)
+    assert capsys.readouterr().out == "between blocks (4, 4)\n" * 3
+
+
+def helper_that_prints(h):
+    h = h + 1.0
+    print("inside helper")
+    return np.exp(h) * 0.5
+
+
+def caller_of_helper(x):
+    y = np.tanh(x)
+    z = helper_that_prints(y)
+    return z - y
+
+
+def test_helper_breaking_inside_still_has_its_array_code_captured():
+    x = RNG.standard_normal((3, 3))
+    check(caller_of_helper, x, calls=[(x * 2,)])
+    out = md.explain(caller_of_helper)(x)
+    ops = [op for g in out.graphs for op in g.ops()]
+    assert "exp" in ops and "tanh" in ops and "add" in ops      # the helper's own array code is in graphs
+    assert out.graph_break_count == 1
+    assert out.break_reasons[0].stack, "the caller's view of the break names the inlined call"
+
+
+def side_effects_around_break(x, log):
+    log.append("before")
+    x += 1.0
+    print("break", len(log))
+    log.append("after")
+    x *= 2.0
+    return x.sum()
+
+
+def test_side_effects_and_in_place_writes_keep_their_order_across_a_break(capsys):
+    check(side_effects_around_break, np.ones((2, 2)), [], calls=[(np.zeros((2, 2)), ["old"])])
+
+
+def data_dependent_value(x):
+    v = float(x.max())
+    y = x / v
+    return y + x.item(0)
+
+
+def test_float_and_item_of_an_array_break_and_resume():
+    check(data_dependent_value, POS, calls=[(POS * 3,)])
+    out = md.explain(data_dependent_value)(POS)
+    assert out.graph_break_count == 2 and all(r.category == "data_dependent" for r in out.break_reasons)
+
+
+def boolean_mask(x):
+    y = x * 2.0
+    picked = y[y > 1.0]
+    return picked.sum() + y.mean()
+
+
+def test_boolean_mask_indexing_breaks_and_stays_correct():
+    check(boolean_mask, POS, calls=[(NEG,), (POS * 5,)])
+
+
+def break_in_loop(x, n):
+    for i in range(n):
+        x = x + i
+        if x.sum() > 10:
+            x = x * 0.5
+    return x
+
+
+def test_break_inside_a_for_loop_is_correct_and_says_why_it_ran_eagerly():
+    check(break_in_loop, POS, 4, calls=[(NEG, 3), (POS * 10, 5)])
+    out = md.explain(break_in_loop)(POS, 4)
+    assert "loop" in out.break_reasons[0].fallback
+
+
+def break_in_try(x):
+    try:
+        y = x * 2.0
+        if y.sum() > 0:
+            return y
+        return -y
+    except ValueError:
+        return None
+
+
+def test_break_inside_try_except_is_correct():
+    check(break_in_try, POS, calls=[(NEG,), (np.ones((2, 2, 2)),)])
+
+
+def test_truth_value_of_a_larger_array_raises_the_same_error():
+    def ambiguous(x):
+        if x > 0:          # ValueError: truth value of an array with more than one element
+            return x
+        return -x
+    check(ambiguous, POS)
+
+
+def test_fullgraph_raises_before_anything_runs(capsys):
+    f = md.compile(two_blocks_with_print, fullgraph=True)
+    with pytest.raises(GraphBreakError, match="print") as info:
+        f(np.ones((2, 2)), np.ones((2, 2)))
+    assert info.value.reason.lineno == two_blocks_with_print.__code__.co_firstlineno + 2
+    assert capsys.readouterr().out == ""
+
+
+def chain_of_three_breaks(x):
+    a = x + 1.0
+    print("one")
+    b = a * 2.0
+    print("two")
+    c = b - 3.0
+    print("three")
+    return c / 4.0
+
+
+def test_several_breaks_chain_resume_functions(capsys):
+    check(chain_of_three_breaks, POS, calls=[(NEG,)])
+    out = md.explain(chain_of_three_breaks)(POS)
+    assert out.graph_count == 4 and out.graph_break_count == 3
+
+
+def test_resume_functions_are_reused_on_warm_calls():
+    counter = CompileCounter()
+    f = md.compile(chain_of_three_breaks, backend=counter)
+    f(POS)
+    n = counter.frame_count
+    for _ in range(3):
+        f(POS)
+    assert counter.frame_count == n

@@ -18,21 +18,21 @@ from .report import NO_PLOTS, RESULTS, pyplot, table, write
 from .timing import Progress, Spread, perf_ns
 
 SIZES = (10, 100, 1000, 5000)
-# The op cycle: a multiply by a constant, an add, a ufunc call, a multiply by the input (4 ops).
-CYCLE = ("{t} * 1.0001", "{t} + 0.001", "np.tanh({t})", "{t} * x")
+# The op cycle (5 ops, which divides every size): multiply and add constants, a ufunc, use the input again.
+CYCLE = ("{t} * 1.0001", "{t} + 0.001", "np.tanh({t})", "{t} * x", "{t} - 0.0005")
 
 
 def straight_source(n: int) -> str:
     lines = ["def straight(x):", "    t0 = x"]
     for i in range(n):
-        lines.append(f"    t{i + 1} = " + CYCLE[i % 4].format(t=f"t{i}"))
+        lines.append(f"    t{i + 1} = " + CYCLE[i % len(CYCLE)].format(t=f"t{i}"))
     lines.append(f"    return t{n}")
     return "\n".join(lines) + "\n"
 
 
 def loop_source(n: int) -> str:
     body = [f"        h = {op.format(t='h')}" for op in CYCLE]
-    return "\n".join(["def looped(x):", "    h = x", f"    for _ in range({n // 4}):"] + body
+    return "\n".join(["def looped(x):", "    h = x", f"    for _ in range({n // len(CYCLE)}):"] + body
                      + ["    return h"]) + "\n"
 
 
@@ -66,13 +66,13 @@ def measure(quick: bool) -> dict:
     for kind, (make, name) in kinds.items():
         rows = {}
         for n in SIZES:
-            repeats = (3 if n <= 1000 else 1) if quick else (9 if n <= 1000 else 3)
+            repeats = (5 if n <= 1000 else 2) if quick else (9 if n <= 1000 else 3)
             source = make(n)
             samples = []
             for _ in range(repeats):
                 t, _captures = first_call_ns(source, name, n, x)
                 samples.append(t)
-            report = md.explain(build(source, name))(x) if n <= 1000 or not quick else None
+            report = md.explain(build(source, name))(x)
             rows[n] = {"first_call": Spread.of(samples), "ops": report.op_count if report else None,
                        "graphs": report.graph_count if report else None,
                        "breaks": report.graph_break_count if report else None}

@@ -150,7 +150,7 @@ def plot(grid: dict, entries: list[dict]) -> str:
 
 
 def main(quick: bool) -> dict:
-    rounds, batch = (7, 2e6) if quick else (21, 10e6)
+    rounds, batch = (9, 2e6) if quick else (21, 10e6)
     rows, grid = tiny_table(rounds, batch)
     size = "small" if quick else "large"
     entries = corpus_table(size, 5 if quick else 11, 2e6 if quick else 20e6, 60.0)

@@ -25,7 +25,8 @@ from .capture.interpreter import capture_function
 from .errors import GraphBreak, GraphBreakError, InternalError
 from .guards import GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
-from .partial import _compiled_children as _children, capture_around_break, reset as partial_reset
+from .partial import _compiled_children as _children, capture_around_break, loop_back_body, resume_info
+from .partial import reset as partial_reset
 from .stitch.stitched import build_body
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
@@ -130,20 +131,26 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     followed by a resume function), or an eager entry with the break's reason."""
     start = time.perf_counter()
     name = f"{fn.__name__}_{tag.strip('_')}"
-    limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions)
+    limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions,
+                  unroll_limit=cfg.unroll_limit)
+    info = resume_info(fn)
+    reason = None
     try:
-        captured = capture_function(fn, args, kwargs, name, tag=tag, **limits)
-        ctx, reason = captured.ctx, None
+        captured = capture_function(fn, args, kwargs, name, tag=tag, entry=info.entry, drive_at=info.drive_at,
+                                    **limits)
+        ctx = captured.ctx
         ctx.distinctness_guards()
-        body = build_body(ctx, captured.result)
+        body = loop_back_body(fn, ctx, captured.frame) if captured.loop_back else build_body(ctx, captured.result)
+        if isinstance(body, str):
+            raise GraphBreak(BreakReason("loop", f"cannot hand the loop back to its driver: {body}"))
     except GraphBreak as e:
         reason = e.reason
         log("graph_breaks").info("graph break in %s: %s", fn.__qualname__, reason)
         children = _children if children is None else children
         compile_child = functools.partial(compile, backend=backend, _children=children)
         try:
-            part = capture_around_break(fn, args, kwargs, reason, name=name, tag=tag, compile_fn=compile_child,
-                                        children=children, **limits)
+            part = capture_around_break(fn, args, kwargs, reason, name=name, tag=tag, limits=limits,
+                                        compile_fn=compile_child, children=children)
         except GraphBreak as again:   # the restart broke elsewhere: capture is not deterministic here
             part = f"restart broke at another place: {again.reason.message}"
         if isinstance(part, str):

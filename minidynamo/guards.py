@@ -307,8 +307,13 @@ class _Namer:
         return repr(value) if _is_inlinable(value) else self.bind(value)
 
 
+_ATOM = re.compile(r"[\w.\[\]'\"()]+")
+
+
 def _code(g: Guard, names: _Namer) -> str:
-    e, v = g.expr, g.expected
+    # An expression with operators (`a is not b`) is parenthesized: `a is not b is True` would chain.
+    e = g.expr if _ATOM.fullmatch(g.expr) else f"({g.expr})"
+    v = g.expected
     if g.kind is TYPE:
         return f"{names.helper(type)}({e}) is {names.bind(v, v.__name__)}"
     if g.kind is ID:

@@ -412,3 +412,11 @@ def test_array_guards_hold_iff_type_shape_dtype_equal(a, b):
     same = type(a) is type(b) and a.shape == b.shape and a.dtype == b.dtype
     assert check(b) is same
     assert (failures(GuardSet(array_guards("x", a)), {"x": b}) == []) is same
+
+
+def test_expressions_with_operators_are_parenthesized():
+    # `a is not b is True` is a chained comparison (always False here); the guard must mean (a is not b) is True
+    a, b = object(), object()
+    gs = GuardSet([Guard("a is not b", EQUALS, True)])
+    assert compile_check(gs, ["a", "b"], {})(a, b) is True
+    assert compile_check(gs, ["a", "b"], {})(a, a) is False

@@ -16,6 +16,7 @@ UNSUPPORTED = "unsupported"            # an opcode, value or operation capture d
 INLINE = "inline"                      # inlining limit, recursion
 RECONSTRUCT = "reconstruct"            # a result that cannot be rebuilt outside the graph
 EXCEPTION = "exception"                # the Python code raises during capture (eager will raise it)
+LOOP = "loop"                          # a loop too long to unroll, or one stepped by a real iterator
 
 
 @dataclass

@@ -83,8 +83,7 @@ class CaptureContext:
             self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
             return OpaqueVar(value, source)
         if t in _CONSTANT_TYPES or t is np.dtype:
-            self.guard(G.guard_constant(expr, value, desc))
-            return ConstVar(value, source)
+            return ConstVar(value, source, lambda: self.guard(G.guard_constant(expr, value, desc)))
         if t in (list, tuple, dict):
             return self._wrap_container(value, source)
         if isinstance(value, types.ModuleType) and value in _LIBRARIES:

@@ -36,6 +36,15 @@ class Instructions:
     targets: dict[int, int] = field(default_factory=dict)    # instruction index -> jump target index
     in_try: list[bool] = field(default_factory=list)          # covered by an exception-table entry
 
+    @property
+    def loops(self) -> list[tuple[int, int]]:
+        """(start, end) index ranges of loops: a backward jump at `end` to `start`, innermost first."""
+        spans = [(t, i) for i, t in self.targets.items() if t <= i]
+        return sorted(spans, key=lambda span: span[1] - span[0])
+
+    def innermost_loop(self, index: int) -> tuple[int, int] | None:
+        return next(((s, e) for s, e in self.loops if s <= index <= e), None)
+
     def lineno(self, index: int) -> int | None:
         loc = self.instrs[index].location if 0 <= index < len(self.instrs) else None
         return loc.lineno if loc is not None else None

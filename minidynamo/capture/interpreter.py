@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import GraphBreak
-from .breaks import BreakReason
+from .breaks import LOOP, BreakReason
 from .context import CaptureContext
 from .frame import Frame
 from .handlers import HANDLERS, UNSUPPORTED
@@ -31,10 +31,15 @@ class Captured:
     ctx: CaptureContext
     result: Var | None
     frame: Frame | None = None
+    loop_back: bool = False     # a driven frame came back to its loop header (see partial.py)
 
 
 class _Stop(Exception):
     """The root frame reached the instruction it was asked to stop before."""
+
+
+class _LoopBack(Exception):
+    """A driven resume function reached its loop header: its iteration is done."""
 
 
 def run_frame(frame: Frame) -> Var:
@@ -49,6 +54,8 @@ def run_frame(frame: Frame) -> Var:
             visits[frame.ip] = visits.get(frame.ip, 0) + 1
             if frame.stop_at is not None and frame.stop_at == (frame.ip, visits[frame.ip]):
                 raise _Stop()
+            if frame.ip in frame.loop_starts:
+                _at_loop_start(frame, visits[frame.ip])
             frame.ip += 1
             frame.ctx.steps += 1
             if frame.ctx.steps > limit:
@@ -62,6 +69,16 @@ def run_frame(frame: Frame) -> Var:
         _locate(e.reason, frame)
         raise
     return frame.result
+
+
+def _at_loop_start(frame: Frame, visit: int) -> None:
+    """A driven frame hands back to its driver when it comes round to its loop's header again; any loop
+    that has run `unroll_limit` iterations is handed to a driver in plain Python."""
+    if frame.ip == frame.drive_at and (frame.ip != frame.entry or visit > 1):
+        raise _LoopBack()
+    if visit > frame.ctx.unroll_limit:
+        raise unsupported(LOOP, f"loop ran {frame.ctx.unroll_limit} iterations during capture; the rest is "
+                                "run by a loop driver calling a captured body")
 
 
 def _locate(reason: BreakReason, frame: Frame) -> None:
@@ -78,11 +95,13 @@ def _locate(reason: BreakReason, frame: Frame) -> None:
 
 
 def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: str, *, tag: str,
-                     inline_limit: int, max_steps: int, stop_at: tuple[int, int] | None = None) -> Captured:
+                     inline_limit: int, max_steps: int, unroll_limit: int = 64,
+                     stop_at: tuple[int, int] | None = None, entry: int = 0,
+                     drive_at: int | None = None) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again."""
     ctx = CaptureContext(name, tag)
-    ctx.inline_limit, ctx.max_steps, ctx.steps = inline_limit, max_steps, 0
+    ctx.inline_limit, ctx.max_steps, ctx.unroll_limit, ctx.steps = inline_limit, max_steps, unroll_limit, 0
     sig = inspect.signature(fn)
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
@@ -94,10 +113,12 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
     closure = [CellBox(real=c) for c in (fn.__closure__ or ())]
     try:
         frame = Frame(ctx, fn.__code__, locals_, closure, fn.__globals__, fn.__qualname__)
-        frame.stop_at = stop_at
+        frame.stop_at, frame.entry, frame.drive_at = stop_at, entry, drive_at
         result = run_frame(frame)
     except _Stop:
         return Captured(ctx, None, frame)
+    except _LoopBack:
+        return Captured(ctx, None, frame, loop_back=True)
     except GraphBreak as e:
         e.ctx = ctx
         raise

@@ -232,12 +232,16 @@ def inplace_operator_meta(fn: Callable, binary: Callable[..., ArraySpec]) -> Cal
         result = binary(a, b)
         if not is_spec(a) or a.scalar:
             return result
+        if fn is operator.imatmul:      # NumPy runs np.matmul(a, b, out=a): the gufunc output rule
+            from .meta_linalg import matmul_meta
+            if a.ndim < 1 or not is_spec(b) or b.ndim < 2:
+                raise MetaError("inplace matrix multiplication requires the first operand to have at least "
+                                "one and the second at least two dimensions.")
+            return matmul_meta(a, b, out=a)
         if result.shape != a.shape:
             raise MetaError(f"{fn.__name__}: non-broadcastable output operand with shape {a.shape} doesn't "
                             f"match the broadcast shape {result.shape}")
-        is_mat = fn is operator.imatmul
-        run_probe(fn.__name__, fn, probe(a, (1,) * a.ndim if is_mat else None),
-                  probe(b, (1,) * b.ndim) if is_mat and is_spec(b) else probe(b))
+        run_probe(fn.__name__, fn, probe(a), probe(b))
         return a
 
     rule.__name__ = f"{fn.__name__}_meta"

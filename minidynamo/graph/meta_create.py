@@ -60,7 +60,7 @@ def _check_fill(name: str, shape: tuple[int, ...], fill: Any, dtype: np.dtype) -
         trimmed = trimmed[1:]
     if len(trimmed) > len(shape) or broadcast(trimmed, shape) != shape:
         raise MetaError(f"{name}: could not broadcast input array from shape {fill.shape} into shape {shape}")
-    result_dtype(name, np.full, (1,), probe(fill), dtype)
+    result_dtype(name, np.full, (1,), probe(fill, ()), dtype)
 
 
 def full_meta(shape: Any, fill_value: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:
@@ -130,6 +130,8 @@ def arange_meta(*args: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:
         length = math.ceil((stop - start) / step)
     except OverflowError:
         raise MetaError("arange: Maximum allowed size exceeded") from None
+    if dt == np.bool_ and length > 2:
+        raise MetaError("arange() is only supported for booleans when the result has at most length 2.")
     return ArraySpec((max(length, 0),), dt)
 
 

@@ -130,7 +130,7 @@ def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> l
         count = int(np.count_nonzero(it.value))
     elif 0 in mshape:
         count = 0                   # an empty mask selects nothing, whatever the data
-    elif mask_count is None:
+    elif mask_count is None or len(mshape) != 1:
         raise MetaError("getitem: data-dependent shape (boolean mask index)")
     else:
         count = mask_count
@@ -145,6 +145,7 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     has_array = any(it.kind in ("array", "mask", "mask_literal") for it, _ in expanded)
     basic: list[tuple[int, list[int]]] = []    # (position, dims) of the non-advanced items
     advanced: list[tuple[int, tuple[int, ...]]] = []
+    checks: list = []          # bounds checks of index arrays; skipped when advanced indexing selects nothing
     for pos, (it, dim) in enumerate(expanded):
         if it.kind == "slice":
             basic.append((pos, [len(range(x.shape[dim])[it.value])]))
@@ -156,14 +157,15 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
                 advanced.append((pos, ()))
         elif it.kind == "array":
             if it.bounds is not None:
-                for v in it.bounds:
-                    _check_int(v, x.shape[dim], dim)
+                checks += [lambda v=v, n=x.shape[dim], d=dim: _check_int(v, n, d) for v in it.bounds]
             elif 0 not in it.value:
-                _check_int(None, x.shape[dim], dim)
+                checks.append(lambda n=x.shape[dim], d=dim: _check_int(None, n, d))
             advanced.append((pos, it.value))
         elif it.kind in ("mask", "mask_literal"):
             advanced += [(pos, s) for s in _mask_arrays(it, x, dim, mask_count)]
     if not advanced:
+        for check in checks:
+            check()
         shape = tuple(d for _, dims in basic for d in dims)
         is_scalar = not had_ellipsis and not basic and all(it.kind == "int" for it, _ in expanded)
         return shape, is_scalar
@@ -172,6 +174,11 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     except ValueError:
         raise MetaError("IndexError: shape mismatch: indexing arrays could not be broadcast together with "
                         "shapes " + " ".join(str(s) for _, s in advanced)) from None
+    if 0 not in adv_shape:
+        for check in checks:
+            check()
+    if mask_count is not None and has_bool_mask(index) and len(advanced) > 1:
+        raise MetaError("setitem: data-dependent shape (a boolean mask combined with other index arrays)")
     positions = sorted({p for p, _ in advanced})
     adjacent = positions == list(range(positions[0], positions[-1] + 1))
     before = [d for p, dims in basic if p < positions[0] for d in dims]
@@ -202,7 +209,8 @@ def setitem_meta(x: Any, index: Any, value: Any) -> None:
         vshape = np.shape(value)
     else:
         raise MetaError(f"setitem: unsupported value of type {type(value).__name__}")
-    if single and tuple(vshape) != ():
+    # One element is set through the value's scalar conversion; only bool() accepts a one-element array.
+    if single and tuple(vshape) != () and not (x.dtype == np.bool_ and int(np.prod(vshape)) == 1):
         raise MetaError("setitem: setting an array element with a sequence.")
     trimmed = tuple(vshape)
     while len(trimmed) > len(target) and trimmed[0] == 1:

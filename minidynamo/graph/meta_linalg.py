@@ -68,9 +68,13 @@ def gufunc_meta(uf: np.ufunc) -> Callable[..., Any]:
         dtype = result_dtype(uf.__name__, uf, *probes, **extra)
         if out is not None:
             ncore = len(shapes[0]) - len(loop)
-            if not is_spec(out) or out.scalar or out.ndim < len(shapes[0]) or \
+            out_loop = out.shape[:out.ndim - ncore] if is_spec(out) else ()
+            loop_fit = loop
+            while len(loop_fit) > len(out_loop) and loop_fit[0] == 1:   # a gufunc drops leading 1s
+                loop_fit = loop_fit[1:]
+            if not is_spec(out) or out.scalar or out.ndim < ncore or \
                     out.shape[out.ndim - ncore:] != shapes[0][len(loop):] or \
-                    broadcast(out.shape, shapes[0]) != out.shape:
+                    len(loop_fit) > len(out_loop) or broadcast(out_loop, loop_fit) != out_loop:
                 raise MetaError(f"{uf.__name__}: output operand does not match the result shape {shapes[0]}")
             result_dtype(uf.__name__, uf, *probes, out=np.ones((1,) * out.ndim, out.dtype), **extra)
             return out
@@ -137,7 +141,10 @@ def _tensordot_axes(axes: Any, a: ArraySpec, b: ArraySpec) -> tuple[tuple[int, .
         xa, xb = (tuple(x) if isinstance(x, (tuple, list)) else (x,) for x in axes)
         if len(xa) != len(xb):
             raise MetaError("tensordot: shape-mismatch for sum")
-        return tuple(normalize_axis(x, a.ndim) for x in xa), tuple(normalize_axis(x, b.ndim) for x in xb)
+        na, nb = tuple(normalize_axis(x, a.ndim) for x in xa), tuple(normalize_axis(x, b.ndim) for x in xb)
+        if len(set(na)) != len(na) or len(set(nb)) != len(nb):
+            raise MetaError("tensordot: duplicate axes are not allowed in tensordot")
+        return na, nb
     try:
         n = operator.index(axes)
     except TypeError:
@@ -217,7 +224,7 @@ def einsum_meta(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = N
     head, _, tail = output.partition("...")
     shape = tuple(sizes[c] for c in head) + (ell if "..." in output else ()) + tuple(sizes[c] for c in tail)
     dt = result_dtype("einsum", np.einsum, subscripts, *(ones_probe(s) for s in specs), dtype=dtype,
-                      casting=casting)
+                      casting=casting, optimize=optimize)
     # The C einsum returns a NumPy scalar for a 0-d result; with optimize= and several operands the last
     # contraction may go through tensordot instead (an array), chosen by NumPy's path search.
     if optimize and len(specs) > 1 and shape == ():
@@ -241,6 +248,19 @@ def _norm_kind(x: ArraySpec, ord: Any, axis: Any) -> tuple[int, ...] | None:
     return axes
 
 
+def _norm_empty_check(x: ArraySpec, ord: Any, axes: tuple[int, ...] | None) -> None:
+    """Orders computed with a minimum fail on an empty axis (max-based ones start from 0)."""
+    if axes is None:
+        return
+    sizes = [x.shape[a] for a in axes]
+    if len(axes) == 1:
+        empty = ord == -np.inf and sizes[0] == 0
+    else:
+        empty = {-np.inf: sizes[0] == 0, -1: sizes[1] == 0, -2: 0 in sizes}.get(ord, False)
+    if empty:
+        raise MetaError("norm: zero-size array to reduction operation minimum which has no identity")
+
+
 def norm_meta(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> ArraySpec:
     x = as_spec(x)
     axes = _norm_kind(x, ord, axis)
@@ -249,6 +269,7 @@ def norm_meta(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False)
     if axes is not None and len(axes) == 2 and ord not in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
         raise MetaError("norm: Invalid norm order for matrices.")
     reduced = range(x.ndim) if axes is None else axes
+    _norm_empty_check(x, ord, axes)
     if keepdims:
         shape = tuple(1 if i in reduced else d for i, d in enumerate(x.shape))
     else:

@@ -239,20 +239,26 @@ def array_split_meta(ary: Any, indices_or_sections: Any, axis: Any = 0) -> tuple
 def tile_meta(A: Any, reps: Any) -> ArraySpec:
     x = as_spec(A)
     tup = int_tuple(reps, "tile: reps")
-    if any(r < 0 for r in tup):
+    if x.size and any(r < 0 for r in tup):
         raise MetaError("tile: negative dimensions are not allowed")
     shape = (1,) * (len(tup) - x.ndim) + x.shape
     tup = (1,) * (len(shape) - len(tup)) + tup
-    return ArraySpec(tuple(d * r for d, r in zip(shape, tup)), x.dtype)
+    out = tuple(d * r for d, r in zip(shape, tup))
+    # An empty input is only reshaped to `out`, so a -1 there is inferred and other negatives fail.
+    if x.size == 0:
+        out = reshape_meta(ArraySpec(shape, x.dtype), out).shape
+    return ArraySpec(out, x.dtype)
 
 
 def repeat_meta(a: Any, repeats: Any, axis: Any = None) -> ArraySpec:
     x = as_spec(a)
     reps = int_tuple(repeats, "repeat: repeats")
-    if any(r < 0 for r in reps):
-        raise MetaError("repeat: negative dimensions are not allowed")
+    if x.ndim == 0 and not isinstance(axis, (tuple, list)) and axis in (0, -1):
+        axis = None                 # a 0-d array accepts axis 0 / -1, as ufunc.reduce does
     ax = None if axis is None else normalize_axis(axis, x.ndim)
     n = x.size if ax is None else x.shape[ax]
+    if n and any(r < 0 for r in reps):
+        raise MetaError("repeat: repeats may not contain negative values.")
     if len(reps) == 1:
         total = n * reps[0]
     elif len(reps) == n:
@@ -290,6 +296,8 @@ def pad_meta(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) 
     width = np.asarray(pad_width)         # at most 2 * ndim numbers
     if width.dtype.kind not in "iub":
         raise MetaError("pad: `pad_width` must be of integral type.")
+    if (width < 0).any():
+        raise MetaError("pad: index can't contain negative values")
     try:
         width = np.broadcast_to(width, (x.ndim, 2))
     except ValueError:

@@ -9,6 +9,7 @@ compiled resume function (the caller owns compiling and caching it).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from bytecode import Instr
@@ -134,28 +135,73 @@ def _opname(sym: str) -> str:
             "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift", ">>": "rshift"}[sym]
 
 
-def build_break_body(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[Any], Any],
-                     resume_for: Callable[[int, list[bool], list[str]], Any]) -> EntryBody:
-    """The entry body for a root frame stopped before instruction `frame.current`."""
+class LoopState:
+    """What a driven resume function returns when it arrives back at its loop's header: the live locals
+    (and, for a for-loop, the iterator), handed to the driver that runs the next iteration."""
+
+    __slots__ = ("names", "values", "iterator")
+
+    def __init__(self, names: tuple[str, ...], values: tuple, iterator: Any = None) -> None:
+        self.names, self.values, self.iterator = names, values, iterator
+
+
+@dataclass
+class BreakParts:
+    """An entry body under construction: `lines` so far, and what the continuation needs."""
+
+    em: BreakEmitter
+    lines: list[str]
+    resume_index: int
+    layout: list[bool]
+    stack_exprs: list[str]
+    local_names: list[str]
+    local_exprs: list[str]
+
+
+def _live_locals(frame: Frame, em: BreakEmitter) -> tuple[list[str], list[str]]:
+    # Stack arguments of a resume function are read only by its prefix: they are dead, never passed on.
+    names = sorted(n for n in frame.locals if not n.startswith(STACK_PREFIX))
+    return names, [em.value(frame.locals[n]) for n in names]
+
+
+def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[Any], Any],
+                  at_loop_header: bool = False) -> BreakParts:
+    """Graph, write-backs and the breaking instruction (as Python) for a root frame stopped before
+    instruction `frame.current`; the caller adds the continuation and calls finish_body. At a loop header
+    nothing is executed here: the loop driver takes over from that instruction."""
     em = BreakEmitter(ctx, compiled_callee)
     temps, writes = writeback_lines(ctx, em)
     instr = frame.ins.instrs[frame.current]
-    consumed, pushed, run_lines, offset = execute(frame, instr, em)
+    consumed, pushed, run_lines, offset = (0, [], [], 0) if at_loop_header else execute(frame, instr, em)
     kept = frame.stack[:len(frame.stack) - consumed]
     layout = [v is not None for v in kept] + [p is not None for p in pushed]
     stack_exprs = [em.value(v) for v in kept if v is not None] + [p for p in pushed if p is not None]
-    # Stack arguments of a resume function are read only by its prefix: they are dead, never passed on.
-    local_names = sorted(n for n in frame.locals if not n.startswith(STACK_PREFIX))
-    local_exprs = [em.value(frame.locals[n]) for n in local_names]
-    resume = resume_for(frame.current + offset, layout, local_names)
-    resume_key = ctx.bind(resume, "resume")
+    names, values = _live_locals(frame, em)
+    return BreakParts(em, temps + writes + run_lines, frame.current + offset, layout, stack_exprs, names, values)
+
+
+def prepare_loop_back(ctx: CaptureContext, frame: Frame, is_for: bool) -> tuple[BreakEmitter, list[str]]:
+    """A driven resume function arrived back at its loop header: return a LoopState to the driver."""
+    em = BreakEmitter(ctx, lambda fn: fn)
+    temps, writes = writeback_lines(ctx, em)
+    stack = frame.stack
+    if len(stack) != (1 if is_for else 0) or (is_for and stack[0] is None):
+        raise CannotResume(f"loop header reached with {len(stack)} stack items")
+    iterator = em.value(stack[0]) if is_for else "None"
+    names, values = _live_locals(frame, em)
+    ctx.namespace.setdefault("___LoopState", LoopState)
+    state = f"___LoopState({tuple(names)!r}, ({''.join(v + ', ' for v in values)}), {iterator})"
+    return em, temps + writes + [f"return {state}"]
+
+
+def finish_body(ctx: CaptureContext, em: BreakEmitter, lines: list[str]) -> EntryBody:
+    """Fix the graph's outputs (everything the lines read) and put the graph call first."""
     ctx.graph.set_outputs(em.outputs)
     graph_key = f"___{ctx.tag}graph"
     args = ", ".join(src.expr() for src, _ in ctx.inputs)
-    lines = [f"___o = {graph_key}({args})"] if em.outputs or ctx.mutating_nodes else []
-    lines += em.prelude + temps + writes + run_lines
-    lines.append(f"return {resume_key}({', '.join(stack_exprs + local_exprs)})")
-    return EntryBody(lines, ctx.namespace, ctx.graph, graph_key, bool(ctx.mutating_nodes), em.outputs)
+    head = [f"___o = {graph_key}({args})"] if em.outputs or ctx.mutating_nodes else []
+    return EntryBody(head + em.prelude + lines, ctx.namespace, ctx.graph, graph_key, bool(ctx.mutating_nodes),
+                     em.outputs)
 
 
 _ = Any

@@ -102,12 +102,14 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
 
 
 def resume_function(fn: types.FunctionType, index: int, stack: Sequence[bool], local_names: Sequence[str]
-                    ) -> types.FunctionType:
-    """A plain function running `fn`'s code from decoded instruction `index` (see resume_code)."""
+                    ) -> tuple[types.FunctionType, int]:
+    """A plain function running `fn`'s code from decoded instruction `index` (see resume_code), and the
+    shift of instruction indices: instruction i of fn (past its prologue) is instruction i + shift there."""
     line = decode(fn.__code__).lineno(index)
     name = f"__resume_{fn.__code__.co_name}_at_L{line}_i{index}"
     code = resume_code(fn.__code__, index, stack, local_names, name)
-    return types.FunctionType(code, fn.__globals__, name, None, fn.__closure__)
+    shift = len(decode(code).instrs) - len(decode(fn.__code__).instrs)
+    return types.FunctionType(code, fn.__globals__, name, None, fn.__closure__), shift
 
 
 _ = TryBegin

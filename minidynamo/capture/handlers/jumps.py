@@ -108,8 +108,7 @@ def get_iter(frame: Frame, inst: Instr) -> None:
 @handler("FOR_ITER")
 def for_iter(frame: Frame, inst: Instr) -> None:
     # (iter -- iter, next) or, exhausted, (iter -- ) and jump past the loop's END_FOR (see pyversion)
-    iterator = frame.peek()
-    item = iterator.next_item()
+    item = frame.peek().next_item()
     if item is not None:
         frame.push(item)
         return

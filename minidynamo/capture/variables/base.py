@@ -71,6 +71,11 @@ class Var:
         """All items this value yields when iterated (loops over it are unrolled)."""
         raise unsupported("unsupported", f"iterating over {self.describe()}")
 
+    def next_item(self) -> "Var | None":
+        """FOR_ITER: the next item, or None when exhausted. Only iterators with known items answer; a real
+        iterator (passed into a resume function) is stepped by the loop driver in plain Python."""
+        raise unsupported("loop", f"stepping {self.describe()}: the loop is driven from plain Python")
+
     def length(self, frame: "Frame") -> int:
         raise unsupported("unsupported", f"len() of {self.describe()}")
 

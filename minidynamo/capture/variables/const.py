@@ -33,14 +33,26 @@ _PURE_METHODS = {
 
 
 class ConstVar(Var):
-    """A Python constant. `ConstVar(3)`, `ConstVar(np.dtype('float32'))`, `ConstVar(slice(1, None))`."""
+    """A Python constant. `ConstVar(3)`, `ConstVar(np.dtype('float32'))`, `ConstVar(slice(1, None))`.
 
-    def __init__(self, value: Any, source=None) -> None:
-        self.value = value
+    A constant read from a source is guarded lazily: `install_guard` runs the first time capture reads
+    `.value`, so a value that is only passed along (a loop counter handed to the next iteration, an
+    argument returned as is) does not make the capture specialize on it."""
+
+    def __init__(self, value: Any, source=None, install_guard: Any = None) -> None:
+        self._value = value
         self.source = source
+        self._install_guard = install_guard
+
+    @property
+    def value(self) -> Any:
+        if self._install_guard is not None:
+            install, self._install_guard = self._install_guard, None
+            install()
+        return self._value
 
     def describe(self) -> str:
-        text = repr(self.value)
+        text = repr(self._value)
         return f"ConstVar {text if len(text) < 40 else text[:37] + '...'}"
 
     def is_constant(self) -> bool:

@@ -1,0 +1,61 @@
+"""The benchmark corpus is well-formed: every model builds seeded inputs at both sizes' small end, runs eagerly,
+and its declared trace inputs and other-branch builder fit its signature. Times nothing (benchmarks/ does)."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+
+import numpy as np
+import pytest
+
+from benchmarks.corpus import MODELS, SIZES
+
+NAMES = [m.name for m in MODELS]
+
+
+def test_corpus_size_and_unique_names():
+    assert len(MODELS) >= 40
+    assert len(set(NAMES)) == len(NAMES)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=NAMES)
+def test_model_runs_eagerly_on_small_inputs(model):
+    fn = model.function("small")
+    with contextlib.redirect_stdout(io.StringIO()):
+        result = fn(*model.build("small", 0))
+        if model.other is not None:
+            fn(*model.other("small", 1))
+    assert result is not None
+
+
+@pytest.mark.parametrize("model", MODELS, ids=NAMES)
+def test_inputs_are_seeded(model):
+    def arrays(value):
+        if isinstance(value, np.ndarray):
+            return [value]
+        if isinstance(value, dict):
+            return [a for v in value.values() for a in arrays(v)]
+        if isinstance(value, (list, tuple)):
+            return [a for v in value for a in arrays(v)]
+        return []
+
+    first, again = arrays(model.build("small", 0)), arrays(model.build("small", 0))
+    assert first and len(first) == len(again)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+
+
+@pytest.mark.parametrize("model", [m for m in MODELS if m.trace is not None],
+                         ids=[m.name for m in MODELS if m.trace is not None])
+def test_trace_spec_names_array_arguments(model):
+    params = list(inspect.signature(model.function("small")).parameters)
+    args = model.build("small", 0)
+    for name in model.trace.inputs:
+        assert type(args[params.index(name)]) is np.ndarray, name
+    if model.trace.params is not None:
+        assert isinstance(args[params.index(model.trace.params)], dict)
+
+
+def test_sizes_declared():
+    assert SIZES == ("small", "large")

@@ -23,7 +23,7 @@ from .cache import Entry, FunctionCache
 from .capture.breaks import BreakReason
 from .capture.interpreter import capture_function
 from .errors import GraphBreak, GraphBreakError, InternalError
-from .guards import GuardSet, failures
+from .guards import GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .partial import _compiled_children as _children, capture_around_break, loop_back_body, resume_info
 from .partial import reset as partial_reset
@@ -46,6 +46,7 @@ class CompiledState:
         self.skip_reason: str | None = None
         self.warned_limit = False
         self.lock = threading.RLock()
+        self.dynamic: set[str] = set()       # int/float sources captured unspecialized (see _changed_numbers)
         self._in_miss = threading.local()
         _ALL.add(self)
 
@@ -98,11 +99,28 @@ class CompiledState:
         if not self.cache.entries:
             return
         reasons = self._failure_reasons(args, kwargs)
+        self.dynamic |= self._changed_numbers(args, kwargs)
         self.cache.stats.guard_failures.append(reasons)
         self.cache.stats.recompiles += 1
         GLOBAL_STATS["guard_failures"] += 1
         GLOBAL_STATS["recompiles"] += 1
         log("recompiles").info("recompiling %s: %s", self.fn.__qualname__, "; ".join(reasons))
+
+    def _changed_numbers(self, args: tuple, kwargs: dict) -> set[str]:
+        """Sources of ints/floats whose value guard failed: captured unspecialized from now on (Dynamo's
+        automatic dynamic), so a step counter does not capture again on every call."""
+        scope = {**self.cache.namespace, **_argument_values(self.fn, args, kwargs)}
+        changed = set()
+        for entry in self.cache.entries:
+            for g in entry.guards:
+                if g.kind is GuardKind.EQUALS and type(g.expected) in (int, float):
+                    try:
+                        now = eval(g.expr, scope)   # a source expression minidynamo built, not user input
+                    except Exception:
+                        continue
+                    if type(now) is type(g.expected) and now != g.expected:
+                        changed.add(g.expr)
+        return changed
 
     def _warn_limit(self, cfg: _config.Config, last: list[str]) -> None:
         if not self.warned_limit:
@@ -112,7 +130,8 @@ class CompiledState:
                           RuntimeWarning, stacklevel=4)
 
     def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config) -> Entry:
-        record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag(), self.children)
+        record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag(), self.children,
+                              frozenset(self.dynamic))
         if record.reason is not None and self.fullgraph:
             raise GraphBreakError(record.reason)
         self.records.append(record)
@@ -126,14 +145,16 @@ _recording = threading.local()     # explain() collects every capture made while
 
 
 def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any, cfg: _config.Config,
-                 tag: str, children: dict | None = None) -> CaptureRecord:
+                 tag: str, children: dict | None = None, dynamic: frozenset[str] = frozenset()) -> CaptureRecord:
     """Capture fn for these arguments: a compiled entry (whole frame, or the part before a graph break
     followed by a resume function), or an eager entry with the break's reason."""
     start = time.perf_counter()
     name = f"{fn.__name__}_{tag.strip('_')}"
-    limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions,
-                  unroll_limit=cfg.unroll_limit)
     info = resume_info(fn)
+    if info.entry:   # a resume function: its parameters were computed in plain Python, keep them unspecialized
+        dynamic = dynamic | frozenset(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+    limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions,
+                  unroll_limit=cfg.unroll_limit, dynamic=dynamic)
     reason = None
     try:
         captured = capture_function(fn, args, kwargs, name, tag=tag, entry=info.entry, drive_at=info.drive_at,

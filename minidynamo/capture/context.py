@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import guards as G
 from ..graph import ops
-from ..graph.ir import ArraySpec, Graph, Node, map_nodes
+from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, map_nodes
 from ..graph.meta import MetaError
 from .side_effects import SideEffects
 from .sources import NamespaceSource, Source, input_name
@@ -29,6 +29,7 @@ from .variables.containers import DictVar, ListVar, SequenceVar, SliceVar, Tuple
 from .variables.functions import BoundMethodVar, UserFunctionVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
+from .variables.scalar import SCALAR_TYPES, ScalarVar
 
 _CONSTANT_TYPES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), range, slice)
 _LIBRARIES = (np, np.linalg, math)
@@ -39,6 +40,7 @@ class CaptureContext:
 
     def __init__(self, name: str, tag: str = "") -> None:
         self.tag = tag                    # keeps this capture's namespace names apart from other entries'
+        self.dynamic: set[str] = set()    # source expressions of ints/floats kept unspecialized (ScalarVar)
         self.graph = Graph(name)
         self.guards = G.GuardSet()
         self.namespace: dict[str, Any] = {}
@@ -82,6 +84,8 @@ class CaptureContext:
         if isinstance(value, np.ndarray):       # subclasses (matrix, masked) behave differently: opaque
             self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
             return OpaqueVar(value, source)
+        if t in SCALAR_TYPES and expr in self.dynamic:
+            return self._scalar_input(value, source)
         if t in _CONSTANT_TYPES or t is np.dtype:
             return ConstVar(value, source, lambda: self.guard(G.guard_constant(expr, value, desc)))
         if t in (list, tuple, dict):
@@ -138,16 +142,34 @@ class CaptureContext:
             self._inputs_by_expr[expr] = alias
             return alias
         self.guard(G.array_guards(expr, value, source.describe()))
-        name, i = input_name(source), 1
-        while name in self.graph.input_names:
-            name, i = f"{input_name(source)}_{i}", i + 1
-        node = self.graph.add_input(name, ArraySpec.of(value))
+        node = self.graph.add_input(self._input_name(source), ArraySpec.of(value))
         var = ArrayVar(node, source)
         self.inputs.append((source, node))
         self._inputs_by_expr[expr] = var
         self._inputs_by_id[id(value)] = var
         self._alive.append(value)      # keeps ids unique while this capture runs
         return var
+
+    def _scalar_input(self, value: Any, source: Source) -> ScalarVar:
+        """An unspecialized int/float: a graph input guarded by type now, by value only if specialized."""
+        expr, desc = source.expr(), source.describe()
+        known = self._inputs_by_expr.get(expr)
+        if known is not None:
+            return known
+        self.guard([G.Guard(expr, G.GuardKind.TYPE, type(value), desc)])
+        node = self.graph.add_input(self._input_name(source), PyScalarSpec(type(value)))
+        node.meta["value"] = value
+        var = ScalarVar(node, value, source,
+                        lambda: self.guard([G.Guard(expr, G.GuardKind.EQUALS, value, desc)]))
+        self.inputs.append((source, node))
+        self._inputs_by_expr[expr] = var
+        return var
+
+    def _input_name(self, source: Source) -> str:
+        name, i = input_name(source), 1
+        while name in self.graph.input_names:
+            name, i = f"{input_name(source)}_{i}", i + 1
+        return name
 
     def _wrap_container(self, value: Any, source: Source) -> Var:
         from .sources import ItemSource
@@ -160,10 +182,9 @@ class CaptureContext:
             return self._dedupe_mutable(value, source, lambda: LazyDictVar(self, value, source))
         self.guard([G.Guard(expr, G.GuardKind.LEN, len(value), desc)])
 
-        def build() -> Var:
-            items = [self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)]
-            return TupleVar(items, source) if type(value) is tuple else ListVar(items, source)
-        return build() if type(value) is tuple else self._dedupe_mutable(value, source, build)
+        if type(value) is tuple:
+            return TupleVar([self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)], source)
+        return self._dedupe_mutable(value, source, lambda: LazyListVar(self, value, source))
 
     def _dedupe_mutable(self, value: Any, source: Source, make: Any) -> Var:
         """One Var per mutable object, so a list passed twice is mutated once; aliasing is guarded."""
@@ -208,7 +229,7 @@ class CaptureContext:
     # ---- graph building ------------------------------------------------------------------------------
     def to_arg(self, var: Var) -> Any:
         """The graph argument for a Var: a Node for arrays, the value for constants, nested for containers."""
-        if isinstance(var, ArrayVar):
+        if isinstance(var, (ArrayVar, ScalarVar)):
             return var.node
         if isinstance(var, TupleVar):
             return tuple(self.to_arg(v) for v in var.items)
@@ -224,7 +245,9 @@ class CaptureContext:
         """Append `target(*args, **kwargs)` as an `opdef.name` node; returns the result's Var."""
         g_args = tuple(self.to_arg(a) for a in args)
         g_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
-        to_spec = lambda n: n.spec  # noqa: E731
+        # Meta rules see arrays as specs and unspecialized scalars as their capture-time value (a weak
+        # Python scalar, as NumPy treats them).
+        to_spec = lambda n: n.meta["value"] if isinstance(n.spec, PyScalarSpec) else n.spec  # noqa: E731
         s_args = [_spec_of_constant(a) for a in map_nodes(g_args, to_spec)]
         s_kwargs = {k: _spec_of_constant(v) for k, v in map_nodes(g_kwargs, to_spec).items()}
         try:
@@ -258,6 +281,44 @@ def _spec_of_constant(value: Any) -> Any:
     if isinstance(value, np.generic):
         return ArraySpec.of(value)
     return value
+
+
+class LazyListVar(ListVar):
+    """A list that existed before the call: items are wrapped (and guarded) when first read, so a list
+    passed along without being looked into (a loop's list handed to the next iteration) guards only its
+    type and length."""
+
+    def __init__(self, ctx: CaptureContext, value: list, source: Source) -> None:
+        self._ctx, self._real, self._resolved = ctx, value, None
+        self._some: dict[int, Var] = {}
+        super().__init__([], source)
+        self._resolved = None
+
+    @property
+    def items(self) -> list[Var]:       # type: ignore[override]
+        if self._resolved is None:
+            self._resolved = [self._item(i) for i in range(len(self._real))]
+        return self._resolved
+
+    @items.setter
+    def items(self, value: list[Var]) -> None:
+        self._resolved = value
+
+    def _item(self, i: int) -> Var:
+        from .sources import ItemSource
+        if i not in self._some:
+            self._some[i] = self._ctx.wrap(self._real[i], ItemSource(self.source, i))
+        return self._some[i]
+
+    def length(self, frame):
+        return len(self._real) if self._resolved is None else len(self._resolved)
+
+    def getitem(self, frame, key):
+        if self._resolved is None and key.is_constant() and type(key.as_constant()) is int:
+            i = key.as_constant()
+            if -len(self._real) <= i < len(self._real):
+                return self._item(i % len(self._real))
+        return super().getitem(frame, key)
 
 
 class LazyDictVar(DictVar):

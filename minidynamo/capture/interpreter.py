@@ -97,10 +97,11 @@ def _locate(reason: BreakReason, frame: Frame) -> None:
 def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: str, *, tag: str,
                      inline_limit: int, max_steps: int, unroll_limit: int = 64,
                      stop_at: tuple[int, int] | None = None, entry: int = 0,
-                     drive_at: int | None = None) -> Captured:
+                     drive_at: int | None = None, dynamic: frozenset[str] = frozenset()) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again."""
     ctx = CaptureContext(name, tag)
+    ctx.dynamic = set(dynamic)
     ctx.inline_limit, ctx.max_steps, ctx.unroll_limit, ctx.steps = inline_limit, max_steps, unroll_limit, 0
     sig = inspect.signature(fn)
     bound = sig.bind(*args, **kwargs)

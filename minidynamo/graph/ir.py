@@ -83,7 +83,21 @@ class ArraySpec:
         return type(value) is np.ndarray and value.shape == self.shape and value.dtype == self.dtype
 
 
-Spec = ArraySpec | tuple | None
+@dataclass(frozen=True)
+class PyScalarSpec:
+    """A Python int or float that is a graph input rather than a constant (an unspecialized scalar: a loop
+    counter or a value computed in plain Python between graphs). Printed `py_int` / `py_float`."""
+
+    type: type
+
+    def __str__(self) -> str:
+        return f"py_{self.type.__name__}"
+
+    def matches(self, value: Any) -> bool:
+        return type(value) is self.type
+
+
+Spec = ArraySpec | PyScalarSpec | tuple | None
 
 
 class MethodCall:
@@ -240,7 +254,7 @@ class Graph:
         self.nodes.append(node)
         return node
 
-    def add_input(self, name: str, spec: ArraySpec) -> Node:
+    def add_input(self, name: str, spec: "ArraySpec | PyScalarSpec") -> Node:
         if not name.isidentifier() or name in self._names:
             raise ValueError(f"input name {name!r} must be a fresh Python identifier")
         self._names.add(name)
@@ -307,7 +321,7 @@ class Graph:
             for a in n.inputs():
                 if id(a) not in seen:
                     raise ValueError(f"{n.name} = {n.op}(...): uses {a.name} before it is defined")
-            if n.op == INPUT and not isinstance(n.spec, ArraySpec):
+            if n.op == INPUT and not isinstance(n.spec, (ArraySpec, PyScalarSpec)):
                 raise ValueError(f"input {n.name} has no ArraySpec")
             if n.is_call and n.target is None:
                 raise ValueError(f"{n.name} = {n.op}(...) has no target")

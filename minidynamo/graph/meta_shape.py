@@ -280,6 +280,8 @@ def roll_meta(a: Any, shift: Any, axis: Any = None) -> ArraySpec:
     x = as_spec(a)
     shifts = int_tuple(shift, "roll: shift")
     if axis is not None:
+        if x.ndim == 0:             # NumPy's roll fails on a 0-d array whenever an axis is given
+            raise MetaError("roll: a 0-d array has no axis to roll along")
         axes = int_tuple(axis, "roll: axis")
         if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
             raise MetaError("roll: 'shift' and 'axis' should be scalars or 1D sequences of the same length")

@@ -180,7 +180,16 @@ def test_training_loop_on_item_stays_correct():
     rng = np.random.default_rng(3)
     X = rng.standard_normal((50, 3))
     y = (X[:, 0] > 0).astype(float)
-    check(train_until, np.zeros(3), X, y, 0.05, calls=[(np.ones(3), X, y, 0.08)])
+    res = check(train_until, np.zeros(3), X, y, 0.05, calls=[(np.ones(3), X, y, 0.08)])
+    # dozens of iterations, a handful of graphs: the loop body is captured once (split by the float()
+    # break), the loss and step counter stay unspecialized, the `while` test is guarded as a condition
+    assert res.counter.frame_count <= 8
+
+
+def test_loop_counters_do_not_recapture_per_iteration(recwarn):
+    res = check(break_in_loop, POS, 30, calls=[(POS, 31)])
+    assert res.counter.frame_count <= 10
+    assert not [w for w in recwarn if "cache size limit" in str(w.message)]
 
 
 def loop_with_exits(xs, limit):

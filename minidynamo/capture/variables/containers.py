@@ -55,6 +55,10 @@ class SequenceVar(Var):
     def is_constant(self) -> bool:
         return all(i.is_constant() for i in self.items)
 
+    def _fresh(self, items: list[Var]) -> "SequenceVar":
+        """A new container of the same kind (a slice or a concatenation is a new object)."""
+        return (TupleVar if self.kind is tuple else ListVar)(items)
+
     def as_constant(self) -> Any:
         return self.kind(i.as_constant() for i in self.items)
 
@@ -73,7 +77,7 @@ class SequenceVar(Var):
             picked = self.items[k]
         except IndexError as e:
             raise unsupported("exception", f"{self.kind.__name__} index out of range: {e}") from None
-        return type(self)(picked) if isinstance(k, slice) else picked
+        return self._fresh(picked) if isinstance(k, slice) else picked
 
     def contains(self, frame: "Frame", item: Var) -> Var:
         if item.is_constant() and all(i.is_constant() for i in self.items):
@@ -87,9 +91,9 @@ class SequenceVar(Var):
 
     def binary(self, frame: "Frame", sym: str, other: Var) -> Var:
         if sym == "+" and isinstance(other, SequenceVar) and other.kind is self.kind:
-            return type(self)(self.items + other.items)
+            return self._fresh(self.items + other.items)
         if sym == "*" and other.is_constant() and isinstance(other.as_constant(), int):
-            return type(self)(self.items * other.as_constant())
+            return self._fresh(self.items * other.as_constant())
         raise unsupported("unsupported", f"{self.describe()} {sym} {other.describe()}")
 
     def reconstruct(self, out: Any) -> str:

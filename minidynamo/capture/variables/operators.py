@@ -8,10 +8,12 @@ import operator
 from typing import TYPE_CHECKING
 
 from ...graph import ops
+from ...graph.ir import PyScalarSpec
 from .array import ArrayVar
 from .base import Var, unsupported
-from .const import ConstVar, fold
+from .const import ConstVar, fold, is_literal
 from .containers import ListVar, SequenceVar
+from .scalar import ScalarVar, is_number_constant, is_scalar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -42,6 +44,9 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
         if opdef is None:
             raise unsupported("unsupported", f"operator {sym} on arrays has no registered op")
         return frame.ctx.record(opdef, [a, b], {}, target=opdef.impl)
+    if (is_scalar(a) or is_scalar(b)) and all(is_scalar(v) or is_number_constant(v) for v in (a, b)):
+        return scalar_op(frame, sym.rstrip("=") if sym in PY_BINARY and sym.endswith("=") and
+                         sym not in ("==", "<=", ">=", "!=") else sym, [a, b])
     if a.is_constant() and b.is_constant() and sym in PY_BINARY:
         return fold(frame, PY_BINARY[sym], a.as_constant(), b.as_constant())
     if sym == "+=" and isinstance(a, ListVar):
@@ -91,9 +96,45 @@ def unary_op(frame: "Frame", sym: str, a: Var) -> Var:
         if opdef is None:
             raise unsupported("unsupported", f"unary {sym} on arrays has no registered op")
         return frame.ctx.record(opdef, [a], {}, target=opdef.impl)
+    if is_scalar(a):
+        return scalar_op(frame, sym, [a], unary=True)
     if a.is_constant():
         return fold(frame, PY_UNARY[sym], a.as_constant())
     raise unsupported("unsupported", f"unary {sym} on {a.describe()}")
+
+
+def scalar_op(frame: "Frame", sym: str, operands: list[Var], unary: bool = False) -> Var:
+    """Python arithmetic on unspecialized scalars, recorded as an operator node (Python's own semantics at
+    run time); the result's type and capture-time value come from doing the same operation now."""
+    fn = PY_UNARY[sym] if unary else PY_BINARY[sym]
+    values = [v.value if is_scalar(v) else v.as_constant() for v in operands]
+    try:
+        value = fn(*values)
+    except Exception as e:   # e.g. ZeroDivisionError: plain Python raises it at run time
+        raise unsupported("exception", f"{sym} raised {type(e).__name__}: {e}") from None
+    if type(value) not in (int, float, bool):
+        raise unsupported("unsupported", f"{sym} on Python scalars gave a {type(value).__name__}")
+    opdef = (ops.UNARY_OPERATORS if unary else ops.BINARY_OPERATORS).get(sym)
+    name = opdef.name if opdef is not None else fn.__name__.strip("_")
+    roots = tuple(r for v in operands if is_scalar(v) for r in v.roots)
+    node = frame.ctx.graph.call(name, fn, tuple(frame.ctx.to_arg(v) for v in operands), {},
+                                spec=PyScalarSpec(type(value)))
+    node.meta["value"] = value
+    node.meta["expr"] = _scalar_expr(sym, operands, unary)
+    return ScalarVar(node, value, roots=roots)
+
+
+def _scalar_expr(sym: str, operands: list[Var], unary: bool) -> str | None:
+    """Python source for a scalar operation over its operands' expressions (for guards on conditions)."""
+    parts = []
+    for v in operands:
+        e = v.expr() if is_scalar(v) else repr(v.as_constant())
+        if e is None or (not is_scalar(v) and not is_literal(v.as_constant())):
+            return None
+        parts.append(e)
+    if unary:
+        return f"({sym}{parts[0]})" if sym in ("-", "+", "~") else None
+    return f"({parts[0]} {sym} {parts[1]})"
 
 
 def not_op(frame: "Frame", a: Var) -> Var:

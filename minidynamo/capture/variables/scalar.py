@@ -1,0 +1,83 @@
+"""ScalarVar: an unspecialized Python int or float. Imports graph.ir and variables.base/const.
+
+A loop counter handed from one iteration to the next, or a float computed in plain Python between two
+graphs (`loss = float(...)`), changes on every call; guarding its value would capture again each time. A
+ScalarVar is instead a graph value (an input, or the result of Python arithmetic recorded as an operator
+node): arithmetic with arrays or other scalars goes into the graph with Python's own semantics. It still
+knows its value at capture time, and specializes (guards the inputs it was computed from) only where
+capture needs a constant: range() bounds, indices, shapes. A branch on it is a data-dependent break.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from ...graph.ir import Node
+from ...guards import Guard, GuardKind
+from ..breaks import DATA_DEPENDENT
+from .base import Var, unsupported
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+
+SCALAR_TYPES = (int, float)
+
+
+class ScalarVar(Var):
+    """`node` computes the value in the graph; `value` is its value at capture time; `roots` are the input
+    ScalarVars whose value guards make `value` a constant when capture specializes on it."""
+
+    def __init__(self, node: Node, value: Any, source=None, install_guard: Callable[[], None] | None = None,
+                 roots: tuple["ScalarVar", ...] | None = None) -> None:
+        self.node, self.value, self.source = node, value, source
+        self._install_guard = install_guard
+        self.roots = (self,) if roots is None else roots
+
+    def describe(self) -> str:
+        return f"ScalarVar {self.node.spec}"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def is_constant(self) -> bool:
+        return True            # a value is known; as_constant() pays for it with guards
+
+    def as_constant(self) -> Any:
+        for root in self.roots:
+            if root._install_guard is not None:
+                install, root._install_guard = root._install_guard, None
+                install()
+        return self.value
+
+    def expr(self) -> str | None:
+        """This value as a Python expression over its inputs' sources (`(steps < n)`), or None."""
+        if self.source is not None:
+            return self.source.expr()
+        return self.node.meta.get("expr")
+
+    def as_bool(self, frame: "Frame") -> bool:
+        # A branch guards the condition itself, as Dynamo guards `n > 0` on a symbolic int: the capture
+        # stays valid for every input that takes the same branch, without guarding the exact values.
+        expr = self.expr()
+        if type(self.value) is bool and expr is not None:
+            frame.ctx.guard([Guard(expr, GuardKind.EQUALS, self.value, f"condition {expr}")])
+            return self.value
+        return bool(self.as_constant())
+
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        from .const import ConstVar
+        return ConstVar(self.as_constant()).getattr(frame, name)
+
+    def length(self, frame: "Frame") -> int:
+        raise unsupported("exception", f"object of type {type(self.value).__name__} has no len()")
+
+    def reconstruct(self, out: Any) -> str:
+        return out.graph_value(self)
+
+
+def is_scalar(v: Var) -> bool:
+    return isinstance(v, ScalarVar)
+
+
+def is_number_constant(v: Var) -> bool:
+    return not is_scalar(v) and v.is_constant() and type(v.as_constant()) in (int, float, bool)

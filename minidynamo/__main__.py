@@ -10,30 +10,72 @@ import sys
 import numpy as np
 
 
+def _section(title: str) -> None:
+    rule = "=" * 78
+    print(f"\n{rule}\n{title}\n{rule}")
+
+
 def tour() -> int:
     from . import api
-    from .examples.tour_programs import make_inputs, mlp_block, sign_switch
+    from .backends import get_backend
+    from .examples.tour_programs import fit_logistic, make_inputs, make_regression, mlp_block, sign_switch
+    from .tracing import LazyRunner, TraceError, run, trace
 
     x, params = make_inputs()
-    rule = "=" * 78
-    print(rule, "\n1. A block that captures whole: explain(mlp_block)(x, params)\n" + rule, sep="")
+    _section("1. A block that captures whole: explain(mlp_block)(x, params)")
     print(api.explain(mlp_block)(x, params))
-
     fast = api.compile(mlp_block)
     same = np.array_equal(fast(x, params), mlp_block(x, params))
     fast(x, params)
     fast(np.ones((6, 8)), params)            # a new shape: a guard fails, the function is captured again
     st = api.stats(fast)
     print(f"\ncompiled result bit-identical to eager: {same}")
-    print(f"captures={st.captures} cache hits={st.hits} recompiles={st.recompiles}; "
-          f"why it recompiled: {st.guard_failures[-1]}")
+    print(f"captures={st.captures} hits={st.hits} recompiles={st.recompiles}; why: {st.guard_failures[-1]}")
 
-    print("\n" + rule, "\n2. A data-dependent branch: explain(sign_switch)(x)\n" + rule, sep="")
+    _section("2. A data-dependent branch: explain(sign_switch)(x)\n"
+             "   graph before the `if`, the `if` in plain Python, a resume function per path")
     print(api.explain(sign_switch)(x))
     cs = api.compile(sign_switch)
-    ok = all(np.array_equal(cs(v), sign_switch(v)) for v in (np.abs(x), -np.abs(x)))
+    ok = all(np.array_equal(cs(v), sign_switch(v)) for v in (np.abs(x), -np.abs(x), np.abs(x)))
     print(f"\ncompiled sign_switch matches eager on positive and negative inputs: {ok}")
+
+    _section("3. The same branch under the simpler front ends of the lecture")
+    pos, neg = np.abs(x[:3, :4]), -np.abs(x[:3, :4])
+    try:
+        trace(sign_switch, {"x": (3, 4)}, mode="error")
+    except TraceError as e:
+        print(f"trace(mode='error'):      TraceError: {str(e).splitlines()[0]}")
+    g = trace(sign_switch, {"x": (3, 4)}, mode="specialize", example={"x": pos})
+    wrong = np.abs(run(g, {"x": neg})[0] - sign_switch(neg)).max()
+    print(f"trace(mode='specialize'): {g.count()} op, silently wrong on negative input (max error {wrong:.2f})")
+    lr = LazyRunner()
+    t = lr.tensor(neg)
+    s = t.sum(axis=-1).sum(axis=-1)
+    out = lr.materialize(t * 2.0 if s > 0 else t * -1.0)
+    print(f"LazyRunner:               {len(lr.graphs)} graphs {lr.graphs}, "
+          f"correct: {np.array_equal(out, sign_switch(neg))}")
+
+    _section("4. A loop that runs until a Python float is small: fit_logistic(w, X, y, tol=0.05)")
+    w, X, y = make_regression()
+    counter = _GraphCounter(get_backend("numpy"))
+    cf = api.compile(fit_logistic, backend=counter)
+    (w1, n1), (w2, n2) = cf(w, X, y, 0.05), fit_logistic(w, X, y, 0.05)
+    print(f"{n1} iterations; bit-identical to eager: {np.array_equal(w1, w2) and n1 == n2}; graphs captured: "
+          f"{counter.graphs} (the loop body is captured once and called by a loop driver each iteration)")
+    out = api.explain(fit_logistic)(w, X, y, 0.05)
+    print("\n".join(f"break: {r}" for r in out.break_reasons))
     return 0
+
+
+class _GraphCounter:
+    """A backend that counts the graphs it compiles and hands them to another backend."""
+
+    def __init__(self, inner):
+        self.inner, self.graphs = inner, 0
+
+    def __call__(self, graph, example_inputs):
+        self.graphs += 1
+        return self.inner(graph, example_inputs)
 
 
 def lines() -> int:

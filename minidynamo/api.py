@@ -149,7 +149,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     """Capture fn for these arguments: a compiled entry (whole frame, or the part before a graph break
     followed by a resume function), or an eager entry with the break's reason."""
     start = time.perf_counter()
-    name = f"{fn.__name__}_{tag.strip('_')}"
+    name = fn.__name__                    # graphs are named after their function (tags stay internal)
     info = resume_info(fn)
     if info.entry:   # a resume function: its parameters were computed in plain Python, keep them unspecialized
         dynamic = dynamic | frozenset(fn.__code__.co_varnames[:fn.__code__.co_argcount])

@@ -17,7 +17,9 @@ which the driver passes through: both behaviours fit the same protocol.
 
 from __future__ import annotations
 
+import dis
 import functools
+import logging
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -28,6 +30,7 @@ from .capture.instructions import decode
 from .capture.interpreter import capture_function
 from .stitch.breaking import LoopState, finish_body, prepare_break, prepare_loop_back
 from .stitch.resume import CannotResume, resume_function
+from .report import log
 from .stitch.stitched import EntryBody
 
 # Compiled helpers (a callee that broke, called through its own compiled wrapper) and compiled resume
@@ -84,6 +87,9 @@ class _Children:
         key = ("resume", self.fn, index, layout, names, drive)
         if key not in self.children:
             raw, shift = resume_function(self.fn, index, layout, names)
+            bytecode_log = log("bytecode")
+            if bytecode_log.isEnabledFor(logging.DEBUG):
+                bytecode_log.debug("resume function %s:\n%s", raw.__qualname__, dis.Bytecode(raw).dis())
             raw.__minidynamo_resume__ = ResumeInfo(index + shift, None if drive is None else drive + shift)
             self.children[key] = self.compile_fn(raw)
         return self.children[key]

@@ -1,4 +1,5 @@
-"""Programs the tour captures: a two-layer block that captures whole, and one with a data-dependent branch."""
+"""Programs the tour captures: a block that captures whole, the lecture's data-dependent branch, and a
+training loop that runs until its loss (a Python float read out of an array) is small enough."""
 
 from __future__ import annotations
 
@@ -24,9 +25,27 @@ def sign_switch(x):
     return x * -1.0
 
 
+def fit_logistic(w, X, y, tol):
+    """Gradient descent until the loss, read out with float(), drops below tol."""
+    loss = math.inf
+    steps = 0
+    while loss > tol:
+        p = 1.0 / (1.0 + np.exp(-(X @ w)))
+        w = w - 0.5 * (X.T @ (p - y)) / len(y)
+        loss = float(np.mean((p - y) ** 2))
+        steps += 1
+    return w, steps
+
+
 def make_inputs(seed: int = 0):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((4, 8))
     params = {"W0": rng.standard_normal((8, 8)) / 3, "W1": rng.standard_normal((8, 8)) / 3,
               "out": rng.standard_normal((8, 4)) / 3}
     return x, params
+
+
+def make_regression(seed: int = 3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((64, 3))
+    return np.zeros(3), X, (X[:, 0] > 0).astype(float)

@@ -209,6 +209,10 @@ def setitem_meta(x: Any, index: Any, value: Any) -> None:
         vshape = np.shape(value)
     else:
         raise MetaError(f"setitem: unsupported value of type {type(value).__name__}")
+    items = index if isinstance(index, tuple) else (index,)
+    if len(items) == 1 and is_spec(items[0]) and items[0].dtype == np.bool_ and items[0].ndim == x.ndim \
+            and len(vshape) > 1:
+        raise MetaError("setitem: NumPy boolean array indexing assignment requires a 0 or 1-dimensional input")
     # One element is set through the value's scalar conversion; only bool() accepts a one-element array.
     if single and tuple(vshape) != () and not (x.dtype == np.bool_ and int(np.prod(vshape)) == 1):
         raise MetaError("setitem: setting an array element with a sequence.")

@@ -30,6 +30,7 @@ MODES = ("error", "specialize", "guard")
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
+_EXAMPLES_DIR = os.path.join(_PACKAGE_DIR, "examples") + os.sep
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,8 @@ def user_location() -> Location:
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith((_PACKAGE_DIR + os.sep, _NUMPY_DIR + os.sep)):
+        inside = path.startswith((_PACKAGE_DIR + os.sep, _NUMPY_DIR + os.sep))
+        if not inside or path.startswith(_EXAMPLES_DIR):   # bundled examples are user code
             break
         frame = frame.f_back
     if frame is None:

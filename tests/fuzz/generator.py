@@ -333,9 +333,12 @@ class _Gen:
 
     def stmt_print(self, env: dict) -> list[str]:
         r = self.rng
+        value = self.expr("P", env, 1)
+        fstring = f'print(f"n={{n}} s={{{value}}}")' if '"' not in value and "'" not in value \
+            else f'print("n", n, "s", {value})'   # 3.11 f-strings cannot nest quotes
         return [r.choice((f'print("p", {self.expr("P", env, 1)})', f"print({self.expr('S', env, 1)})",
                           f"print({self.expr('A', env, 1)})", f"print({self.expr('A', env, 1)}.shape, x.dtype)",
-                          f'print(f"n={{n}} s={{{self.expr("P", env, 1)}}}")', "print(lst, d)"))]
+                          fstring, "print(lst, d)"))]
 
     def stmt_global_write(self, env: dict) -> list[str]:
         r = self.rng

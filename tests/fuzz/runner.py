@@ -171,6 +171,10 @@ def same(a: Any, b: Any, where: str) -> str | None:
         if list(a) != list(b):
             return f"{where}: keys {list(b)}, eager {list(a)}"
         return next((d for k in a if (d := same(a[k], b[k], f"{where}[{k!r}]"))), None)
+    if callable(a) and hasattr(a, "__self__") and not isinstance(a, type):   # bound methods of copies
+        if getattr(a, "__name__", None) != getattr(b, "__name__", None):
+            return f"{where}: {b!r}, eager {a!r}"
+        return None if isinstance(a.__self__, types.ModuleType) else same(a.__self__, b.__self__, f"{where}.__self__")
     if isinstance(a, float):
         ok = (a != a and b != b) or (a == b and math.copysign(1, a) == math.copysign(1, b))
         return None if ok else f"{where}: {b!r}, eager {a!r}"

@@ -5,6 +5,9 @@ the op's generator in test_meta_cases.CASES; the meta rule sees ArraySpecs, the 
 Shape, dtype and scalar-ness (np.generic vs ndarray) must agree; where NumPy raises, the meta must raise
 MetaError, and where the meta raises, NumPy must raise too (boolean-mask getitem excepted: the meta
 refuses it on purpose, as a data-dependent shape).
+
+A longer hunt: python -c "import tests.graph.test_meta_cases as c, pytest; c.SCALE = 10;
+pytest.main(['tests/graph/test_meta.py', '-q', '-x'])"
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from hypothesis import strategies as st
 from minidynamo.graph import ops
 from minidynamo.graph.meta import MetaError
 
-from .test_meta_cases import CASES, A, HEAVY, OPERATOR_CASES, UNARY_CASES, reals, specs
+from . import test_meta_cases as cases
+from .test_meta_cases import CASES, A, OPERATOR_CASES, UNARY_CASES, reals, specs
 
 _SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), derandomize=False)
 
@@ -87,7 +91,7 @@ def test_every_op_has_a_generator():
 @pytest.mark.parametrize("label,opdef,strategy", [c for c in ALL if c[2] is not None], ids=[c[0] for c in ALL
                                                                                            if c[2] is not None])
 def test_meta_agrees_with_numpy(label, opdef, strategy):
-    @settings(max_examples=HEAVY.get(opdef.name, 40), **_SETTINGS)
+    @settings(max_examples=cases.examples(opdef.name), **_SETTINGS)
     @given(st.data())
     def check(data):
         args, kwargs = data.draw(strategy)
@@ -108,7 +112,7 @@ def test_method_form_agrees_with_numpy(method):
 
     as_method = ops.OpDef(opdef.name, call_method, opdef.meta)
 
-    @settings(max_examples=40, **_SETTINGS)
+    @settings(max_examples=cases.examples(None), **_SETTINGS)
     @given(st.data())
     def check(data):
         args, kwargs = data.draw(CASES[opdef.name])

@@ -529,6 +529,15 @@ BINARY_SYMBOLS = ("+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<",
                   ">", ">=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", "<<=", ">>=")
 OPERATOR_CASES = {sym: binary_operator_case(sym) for sym in BINARY_SYMBOLS}
 UNARY_CASES = {sym: unary_operator_case() for sym in ("-", "+", "~", "abs")}
-# Ops that need more examples than the default (many argument shapes and rules).
+# Ops that need more examples than the default (many argument shapes and rules). SCALE multiplies all of
+# them: a long hunt for rare disagreements sets it before running pytest (see test_meta.py's docstring).
+DEFAULT_EXAMPLES = 40
+SCALE = 1
+
+
+def examples(name: str | None) -> int:
+    return HEAVY.get(name, DEFAULT_EXAMPLES) * SCALE
+
+
 HEAVY = {"getitem": 400, "setitem": 250, "einsum": 250, "reshape": 150, "norm": 150, "tensordot": 150,
          "concatenate": 120, "matmul": 120, "transpose": 120, "sum": 120, "std": 100, "max": 100}

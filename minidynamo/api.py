@@ -21,6 +21,7 @@ from . import config as _config
 from .backends import get_backend
 from .cache import Entry, FunctionCache
 from .capture.breaks import BreakReason
+from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
 from .errors import GraphBreak, GraphBreakError, InternalError
 from .guards import GuardKind, GuardSet, failures
@@ -28,6 +29,7 @@ from .report import CaptureRecord, ExplainOutput, log
 from .partial import _compiled_children as _children, capture_around_break, loop_back_body, resume_info
 from .partial import reset as partial_reset
 from .stitch.stitched import build_body
+from .signatures import code_signature
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
 GLOBAL_STATS = {"captures": 0, "cache_hits": 0, "guard_failures": 0, "recompiles": 0, "fallbacks": 0}
@@ -51,34 +53,21 @@ class CompiledState:
         _ALL.add(self)
 
     def cfg(self) -> _config.Config:
-        return _config.current() if not self.options else _config.Config(
-            **{**_config.current().__dict__, **self.options})
+        return _config.with_options(self.options)
 
     # ---- the miss path (never on the warm path) -----------------------------------------------------
-    def on_miss(self, *args: Any, **kwargs: Any) -> Any:
+    def on_miss(self, seen: int, /, *args: Any, **kwargs: Any) -> Any:
+        """Called by the dispatcher when no entry's guards pass; `seen` is the cache generation that
+        dispatcher code was built for. The lock covers deciding and capturing, never the user's code: an
+        eager call under it could deadlock with another compiled function's lock taken in between."""
         with self.lock:
-            if self.skip_reason is not None or getattr(self._in_miss, "active", False):
-                return self.fn(*args, **kwargs)
-            cfg = self.cfg()
-            self.cache.stats.misses += 1
-            if len(self.cache.entries) >= cfg.cache_size_limit:   # no recompile: not counted as one
-                if not self.warned_limit:
-                    self._warn_limit(cfg, self._failure_reasons(args, kwargs))
-                return self.fn(*args, **kwargs)
-            self._record_failures(args, kwargs)
-            try:
-                entry = self._capture(args, kwargs, cfg)
-            except GraphBreakError:
-                raise
-            except Exception as e:   # the one logged fallback: an internal error never reaches the user
-                if not cfg.suppress_errors:
-                    raise InternalError(f"capture of {self.fn.__qualname__} failed: {type(e).__name__}: {e}") from e
-                self.skip_reason = f"internal error during capture: {type(e).__name__}: {e}"
-                GLOBAL_STATS["fallbacks"] += 1
-                self.cache.stats.fallbacks += 1
-                log("recompiles").warning("minidynamo: %s runs eagerly: %s", self.fn.__qualname__, self.skip_reason)
-                return self.fn(*args, **kwargs)
-            self._in_miss.active = True
+            entry = self._decide(seen, args, kwargs)
+            if isinstance(entry, Entry):
+                self._in_miss.active = True
+        if entry == "eager":
+            return self.fn(*args, **kwargs)
+        if entry == "retry":    # another thread changed the cache while we waited: its code may well hit
+            return self.cache.dispatcher(*args, **kwargs)
         before = entry.hits[0]
         try:   # the new entry's guards pass for these arguments; this call is a miss, not a hit
             return self.cache.dispatcher(*args, **kwargs)
@@ -86,6 +75,40 @@ class CompiledState:
             self._in_miss.active = False
             if entry.hits[0] > before:
                 entry.hits[0] -= 1
+
+    def _decide(self, seen: int, args: tuple, kwargs: dict) -> Entry | str:
+        """Under the lock: a new entry, or "eager" (skipped, past the limit, internal error) or "retry"."""
+        if self.skip_reason is not None or getattr(self._in_miss, "active", False):
+            return "eager"
+        if seen != self.cache.generation:
+            return "retry"
+        cfg = self.cfg()
+        self.cache.stats.misses += 1
+        if len(self.cache.entries) >= cfg.cache_size_limit:   # no recompile: not counted as one
+            if not self.warned_limit:
+                self._warn_limit(cfg, self._failure_reasons(args, kwargs))
+            return "eager"
+        try:
+            self._record_failures(args, kwargs)
+            return self._capture(args, kwargs, cfg)
+        except GraphBreakError:
+            raise
+        except Exception as e:   # the one logged fallback: an internal error never reaches the user
+            self._fall_back(e, cfg)
+            return "eager"
+
+    def _fall_back(self, e: Exception, cfg: _config.Config) -> None:
+        """An internal error during capture: raise it (suppress_errors off), or from now on run this function
+        eagerly, saying why once."""
+        where = _internal_location(e)
+        message = f"{type(e).__name__}: {e}" + (f" (at {where['text']})" if where else "")
+        if not cfg.suppress_errors:
+            raise InternalError(f"capture of {self.fn.__qualname__} failed: {message}",
+                                function=self.fn.__qualname__, **where) from e
+        self.skip_reason = f"internal error during capture: {message}"
+        GLOBAL_STATS["fallbacks"] += 1
+        self.cache.stats.fallbacks += 1
+        log("recompiles").warning("minidynamo: %s runs eagerly: %s", self.fn.__qualname__, self.skip_reason)
 
     def _failure_reasons(self, args: tuple, kwargs: dict) -> list[str]:
         """For each cached entry, the first guard these arguments fail, as a readable line."""
@@ -127,25 +150,46 @@ class CompiledState:
             self.warned_limit = True
             warnings.warn(f"minidynamo: {self.fn.__qualname__} hit the cache size limit ({cfg.cache_size_limit}); "
                           f"further variants run eagerly. Last guard failures: {'; '.join(last)}",
-                          RuntimeWarning, stacklevel=4)
+                          RuntimeWarning, stacklevel=5)
 
     def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config) -> Entry:
         record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag(), self.children,
-                              frozenset(self.dynamic))
+                              frozenset(self.dynamic), self.options)
         if record.reason is not None and self.fullgraph:
             raise GraphBreakError(record.reason)
+        self.cache.add(record.entry)      # may fail (guard rendering, emitted code): then nothing is counted
         self.records.append(record)
         self.cache.stats.captures += 1
         GLOBAL_STATS["captures"] += 1
-        self.cache.add(record.entry)
         return record.entry
 
 
+def _internal_location(e: BaseException) -> dict[str, Any]:
+    """Where symbolic execution was when `e` escaped: the innermost interpreter frame in the traceback
+    (function, file, line, source text, instruction), or {} if it came from another stage."""
+    frame, tb = None, e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is _RUN_FRAME_CODE:
+            frame = tb.tb_frame.f_locals.get("frame", frame)
+        tb = tb.tb_next
+    if frame is None:
+        return {}
+    try:
+        filename, lineno, text = frame.location()
+        instruction = frame.ins.instrs[frame.current].name
+    except (AttributeError, IndexError, TypeError, ValueError):   # a half-built frame: no location
+        return {}
+    return {"filename": filename, "lineno": lineno, "instruction": instruction, "inlined": frame.qualname,
+            "text": f"{frame.qualname} ({filename}:{lineno}) `{text}`, instruction {instruction}"}
+
+
+_RUN_FRAME_CODE = _interpreter.run_frame.__code__   # the real loop, even when a test patches the name
 _recording = threading.local()     # explain() collects every capture made while it runs the function
 
 
 def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any, cfg: _config.Config,
-                 tag: str, children: dict | None = None, dynamic: frozenset[str] = frozenset()) -> CaptureRecord:
+                 tag: str, children: dict | None = None, dynamic: frozenset[str] = frozenset(),
+                 options: dict | None = None) -> CaptureRecord:
     """Capture fn for these arguments: a compiled entry (whole frame, or the part before a graph break
     followed by a resume function), or an eager entry with the break's reason."""
     start = time.perf_counter()
@@ -168,7 +212,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         reason = e.reason
         log("graph_breaks").info("graph break in %s: %s", fn.__qualname__, reason)
         children = _children if children is None else children
-        compile_child = functools.partial(compile, backend=backend, _children=children)
+        compile_child = functools.partial(compile, backend=backend, options=options, _children=children)
         try:
             part = capture_around_break(fn, args, kwargs, reason, name=name, tag=tag, limits=limits,
                                         compile_fn=compile_child, children=children)
@@ -213,11 +257,11 @@ def _example_inputs(fn: types.FunctionType, args: tuple, kwargs: dict, ctx: Any)
 
 def _forward(fn: types.FunctionType) -> str:
     from .cache import signature_text
-    return signature_text(inspect.signature(fn))[1]
+    return signature_text(code_signature(fn))[1]
 
 
 def _argument_values(fn: Callable, args: tuple, kwargs: dict) -> dict[str, Any]:
-    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound = code_signature(fn).bind(*args, **kwargs)
     bound.apply_defaults()
     return dict(bound.arguments)
 
@@ -226,14 +270,15 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
             dynamic: bool | None = None, options: dict | None = None, _children: dict | None = None) -> Any:
     """Compile `fn` (or return a decorator): `@compile`, `@compile(backend="eager")`, `compile(fn)`.
     (`_children` is internal: where resume functions and broken callees are cached.)"""
-    if fn is None:
-        return functools.partial(compile, backend=backend, fullgraph=fullgraph, dynamic=dynamic, options=options,
-                                 _children=_children)
     if dynamic:
         raise NotImplementedError("compile(dynamic=True): automatic dynamic shapes are on the roadmap; "
                                   "use dynamic=None or False (each new shape is captured separately)")
     options = dict(options or {})
-    _config.Config(**options)   # unknown option names raise TypeError naming them
+    _config.with_options(options)   # unknown option names or bad values raise TypeError naming them
+    get_backend(backend)            # an unknown backend name raises ValueError listing the known ones
+    if fn is None:                  # the decorator form: checked above, so `@compile(backend="nope")` fails here
+        return functools.partial(compile, backend=backend, fullgraph=fullgraph, dynamic=dynamic, options=options,
+                                 _children=_children)
     inner = _state_of(fn)
     if inner is not None and not isinstance(fn, types.MethodType):
         fn = inner.fn            # compiling a compiled function compiles the original again
@@ -246,7 +291,9 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
         raise TypeError(f"compile() expects a Python function, got {type(fn).__name__} {fn!r} "
                         "(builtins and C functions have no bytecode to capture)")
     state = CompiledState(fn, backend, fullgraph, options)
-    state.children = _children
+    # Resume functions and broken callees are cached per compiled function (and shared with its children),
+    # not process-wide: they die with it, and another compile() of fn gets its own backend and options.
+    state.children = {} if _children is None else _children
     wrapper = state.cache.dispatcher
     functools.update_wrapper(wrapper, fn)
     wrapper._minidynamo = state
@@ -303,6 +350,7 @@ def reset() -> None:
         with state.lock:
             state.cache.clear()
             state.records.clear()
+            state.children.clear()
             state.skip_reason = None
             state.warned_limit = False
     partial_reset()

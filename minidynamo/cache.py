@@ -12,10 +12,12 @@ import inspect
 import itertools
 import linecache
 import types
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .guards import GuardSet
+from .signatures import code_signature
 
 _counter = itertools.count()
 
@@ -65,55 +67,91 @@ def signature_text(sig: inspect.Signature) -> tuple[str, str]:
 
 
 class FunctionCache:
-    """Entries of one compiled function plus its dispatcher (a real function object)."""
+    """Entries of one compiled function plus its dispatcher (a real function object).
+
+    Threads: the dispatcher runs without a lock while `add` swaps its code, so `add` puts every name a new
+    entry uses into the namespace before installing code that reads it, and changes nothing if building
+    the code fails. `generation` counts code swaps; the dispatcher passes its own to `on_miss`, so a miss
+    can tell that the cache changed since that call checked it (another thread captured meanwhile).
+    """
 
     def __init__(self, fn: types.FunctionType, on_miss: Callable[..., Any], count_hits: bool = True) -> None:
         self.fn = fn
         self.entries: list[Entry] = []
         self.stats = Stats()
         self.count_hits = count_hits
-        self.params, self.forward = signature_text(inspect.signature(fn))
+        self.generation = 0
+        self._tags = itertools.count()
+        self.params, self.forward = signature_text(code_signature(fn))
         self.namespace: dict[str, Any] = {"___miss": on_miss, "___eager": fn, "___stats": self.stats}
-        self.dispatcher = self._compile(self._source())
+        self._files: list[str] = []       # the linecache name of the current code (one at a time)
+        weakref.finalize(self, _forget_lines, self._files)
+        self.dispatcher = self._compile(self._source(self.entries, 0))
+        self._base_names = frozenset(self.namespace)
         self.dispatcher.__defaults__ = fn.__defaults__
         self.dispatcher.__kwdefaults__ = fn.__kwdefaults__
 
     def new_tag(self) -> str:
-        return f"e{next(_counter)}_"
+        # Unique within this cache only (never reused, even after clear(): a call still inside old code
+        # must not find a new entry's values under its names). Counting per cache rather than per process
+        # keeps the set of generated identifiers small: CPython interns them, and interned strings stay.
+        return f"e{next(self._tags)}_"
 
     def add(self, entry: Entry) -> None:
+        """Append an entry. Everything that can fail (guard rendering, compiling the source) happens before
+        the cache changes; then names first, code last."""
+        names = {**entry.namespace, **entry.guards.namespace(entry.tag), f"___{entry.tag}hits": entry.hits}
+        new = self._compile(self._source(self.entries + [entry], self.generation + 1))
+        self.namespace.update(names)
         self.entries.append(entry)
-        self.namespace.update(entry.namespace)
-        self.namespace.update(entry.guards.namespace(entry.tag))
-        self.namespace[f"___{entry.tag}hits"] = entry.hits
-        self.dispatcher.__code__ = self._compile(self._source()).__code__
+        self.generation += 1
+        self.dispatcher.__code__ = new.__code__
+        self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
 
     def clear(self) -> None:
+        """Drop every entry and the names they used (graphs, constants, resume functions). A call that is
+        inside an old entry's body at that moment may fail: reset while other threads call is unsupported."""
+        new = self._compile(self._source([], self.generation + 1))
         self.entries.clear()
-        self.dispatcher.__code__ = self._compile(self._source()).__code__
+        self.generation += 1
+        self.dispatcher.__code__ = new.__code__
+        self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
+        for name in [n for n in self.namespace if n not in self._base_names]:
+            self.namespace.pop(name, None)
 
     def source(self) -> str:
-        return self._source()
+        return self._source(self.entries, self.generation)
 
-    def _source(self) -> str:
+    def _source(self, entries: list[Entry], generation: int) -> str:
         name = self.fn.__name__ if self.fn.__name__.isidentifier() else "compiled"
         lines = [f"def {name}({self.params}):"]
-        for e in self.entries:
+        for e in entries:
             expr = e.guards.expression(e.tag) or "True"
             lines += ["    try:", f"        ___hit = {expr}", "    except Exception:  # a guard that cannot be "
                       "evaluated (missing global, wrong type) is a miss", "        ___hit = False", "    if ___hit:"]
             if self.count_hits:
                 lines.append(f"        ___{e.tag}hits[0] += 1")
             lines += [f"        {line}" for line in e.body]
-        lines.append(f"    return ___miss({self.forward})")
+        forward = f"{generation}, {self.forward}" if self.forward else str(generation)
+        lines.append(f"    return ___miss({forward})")
         return "\n".join(lines) + "\n"
 
     def _compile(self, source: str) -> types.FunctionType:
         filename = f"<minidynamo dispatcher {self.fn.__qualname__} #{next(_counter)}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         code = compile(source, filename, "exec")
         scratch: dict[str, Any] = {}
         exec(code, self.namespace, scratch)
         fn = next(iter(scratch.values()))
         fn.__minidynamo_source__ = source
+        # Only the newest source stays in linecache: a recompile replaces it, a dropped cache removes it.
+        # (A traceback through an older, replaced dispatcher then shows no source line.)
+        _forget_lines(self._files)
+        self._files.append(filename)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         return fn
+
+
+def _forget_lines(files: list[str]) -> None:
+    for name in files:
+        linecache.cache.pop(name, None)
+    files.clear()

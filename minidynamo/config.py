@@ -24,6 +24,15 @@ class Config:
     log_channels: frozenset[str] = frozenset(
         c.strip() for c in os.environ.get("MINIDYNAMO_LOGS", "").split(",") if c.strip())
 
+    def __post_init__(self) -> None:
+        # A typo'd value (a string limit, a negative depth) would otherwise fail deep inside a capture.
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "suppress_errors" and type(value) is not bool:
+                raise TypeError(f"config option suppress_errors must be True or False, got {value!r}")
+            if f.type == "int" and (type(value) is not int or value < 0):
+                raise TypeError(f"config option {f.name} must be an int >= 0, got {value!r}")
+
 
 _current = Config()
 
@@ -35,12 +44,23 @@ def current() -> Config:
 def set_config(**changes: object) -> Config:
     """Replace knobs for the rest of the process; unknown names raise TypeError naming them."""
     global _current
-    names = {f.name for f in dataclasses.fields(Config)}
-    unknown = sorted(set(changes) - names)
-    if unknown:
-        raise TypeError(f"unknown config option(s): {', '.join(unknown)}; known: {', '.join(sorted(names))}")
+    check_names(changes)
     _current = dataclasses.replace(_current, **changes)
     return _current
+
+
+def check_names(changes: dict) -> None:
+    """Raise TypeError naming every unknown option (and listing the known ones)."""
+    names = {f.name for f in dataclasses.fields(Config)}
+    unknown = sorted(map(str, set(changes) - names))
+    if unknown:
+        raise TypeError(f"unknown config option(s): {', '.join(unknown)}; known: {', '.join(sorted(names))}")
+
+
+def with_options(options: dict) -> Config:
+    """The current config with per-function `options` applied, validated (compile(..., options=...))."""
+    check_names(options)
+    return dataclasses.replace(_current, **options) if options else _current
 
 
 @contextlib.contextmanager

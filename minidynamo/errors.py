@@ -27,7 +27,18 @@ class GraphBreakError(MinidynamoError):
 
 
 class InternalError(MinidynamoError):
-    """A bug in minidynamo during capture, guard building or emission (`suppress_errors` off)."""
+    """A bug in minidynamo during capture, guard building or emission (`suppress_errors` off).
+
+    `function` is the compiled function; when the error escaped symbolic execution, `filename`, `lineno`
+    and `instruction` say where it was, and `inlined` names the (possibly inlined) function running there.
+    """
+
+    def __init__(self, message: str, *, function: str | None = None, filename: str | None = None,
+                 lineno: int | None = None, instruction: str | None = None, inlined: str | None = None,
+                 text: str | None = None) -> None:
+        super().__init__(message)
+        self.function, self.filename, self.lineno = function, filename, lineno
+        self.instruction, self.inlined = instruction, inlined
 
 
 class GraphBreak(Exception):

@@ -14,12 +14,20 @@ import contextlib
 import copy
 import dis
 import io
+import os
 import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run unless asked otherwise: CI stays reproducible, and a
+# failure seen once is seen again. `HYPOTHESIS_PROFILE=explore` draws fresh random examples.
+settings.register_profile("repeatable", derandomize=True, deadline=None)
+settings.register_profile("explore", derandomize=False, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 import minidynamo as md
 from minidynamo.api import _state_of

@@ -30,6 +30,7 @@ from .variables.functions import BoundMethodVar, UserFunctionVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
 from .variables.scalar import SCALAR_TYPES, ScalarVar
+from ..signatures import code_signature
 
 _CONSTANT_TYPES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), range, slice)
 _LIBRARIES = (np, np.linalg, math)
@@ -67,7 +68,7 @@ class CaptureContext:
     def signature(self, fn: Any) -> inspect.Signature:
         sig = self._signatures.get(fn)
         if sig is None:
-            sig = self._signatures[fn] = inspect.signature(fn)
+            sig = self._signatures[fn] = code_signature(fn)
         return sig
 
     def guard(self, guards: list[G.Guard]) -> None:
@@ -79,6 +80,10 @@ class CaptureContext:
         """A Var for `value`, read from `source`, with the guards its specialization needs."""
         expr, desc = source.expr(), source.describe()
         t = type(value)
+        if (t is np.ndarray or isinstance(value, np.generic)) and value.dtype.hasobject:
+            # Object arrays run Python objects' own methods element by element: not modelled, opaque.
+            self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
+            return OpaqueVar(value, source)
         if t is np.ndarray or isinstance(value, np.generic):
             return self._graph_input(value, source)
         if isinstance(value, np.ndarray):       # subclasses (matrix, masked) behave differently: opaque
@@ -106,7 +111,7 @@ class CaptureContext:
             self.guard([G.Guard(f"{expr}.__func__", G.GuardKind.ID, value.__func__, desc)])
             from .sources import AttrSource
             return BoundMethodVar(value.__func__, self.wrap(value.__self__, AttrSource(source, "__self__")))
-        if isinstance(value, (types.BuiltinFunctionType, type)) and value in BUILTINS or value in (print,):
+        if isinstance(value, (types.BuiltinFunctionType, type)) and value in BUILTINS or value is print:
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             return BuiltinVar(value, source)
         if isinstance(value, type):

@@ -21,6 +21,7 @@ from .handlers import HANDLERS, UNSUPPORTED
 from .sources import LocalSource
 from .variables.base import Var, unsupported
 from .variables.functions import CellBox
+from ..signatures import code_signature
 
 
 @dataclass
@@ -103,7 +104,7 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
     ctx = CaptureContext(name, tag)
     ctx.dynamic = set(dynamic)
     ctx.inline_limit, ctx.max_steps, ctx.unroll_limit, ctx.steps = inline_limit, max_steps, unroll_limit, 0
-    sig = inspect.signature(fn)
+    sig = code_signature(fn)
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     try:

@@ -169,6 +169,13 @@ def _check_operand(name: str, value: Any) -> None:
         raise MetaError(f"{name}: unsupported operand {value!r} of type {type(value).__name__}")
 
 
+def _check_where(name: str, where: Any) -> None:
+    if isinstance(where, (bool, int)):
+        return
+    if not is_spec(where) or where.dtype != np.bool_:
+        raise MetaError(f"{name}: where= must be a boolean array (casting to bool is 'safe' only from bool)")
+
+
 def ufunc_meta(uf: np.ufunc) -> Callable[..., Any]:
     """Meta rule of a ufunc called as uf(*operands, out=..., where=..., dtype=..., casting=...)."""
     if uf.signature is not None:
@@ -188,7 +195,10 @@ def ufunc_meta(uf: np.ufunc) -> Callable[..., Any]:
                 if o is not None and broadcast(shape, o.shape) != o.shape:
                     raise MetaError(f"{uf.__name__}: non-broadcastable output operand with shape {o.shape} "
                                     f"doesn't match the broadcast shape {shape}")
-        probe_kw = {k: probe(v) for k, v in kwargs.items() if k != "out"}
+        _check_where(uf.__name__, where)
+        # where= never changes dtypes, and NumPy 2.4/2.5 crash (segfault) comparing with an out-of-range
+        # Python int when where= is given, so the probe runs without it.
+        probe_kw = {k: probe(v) for k, v in kwargs.items() if k not in ("out", "where")}
         if outs is not None:
             probe_kw["out"] = tuple(None if o is None else probe(o) for o in outs)
         res = run_probe(uf.__name__, uf, *(probe(v) for v in operands), **probe_kw)

@@ -122,8 +122,8 @@ def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> l
     """A boolean mask stands for mask.ndim integer arrays of its True count (unknown -> mask_count)."""
     mshape = it.value.shape if it.kind == "mask_literal" else it.value
     covered = tuple(x.shape[dim:dim + len(mshape)])
-    # NumPy accepts an empty mask axis against an axis of length 1 (it selects nothing).
-    if len(covered) != len(mshape) or any(c != m and not (c == 1 and m == 0) for c, m in zip(covered, mshape)):
+    # NumPy accepts an empty mask against axes of any length (it selects nothing).
+    if len(covered) != len(mshape) or (covered != tuple(mshape) and 0 not in mshape):
         raise MetaError(f"IndexError: boolean index did not match indexed array along axis {dim}; size of "
                         f"axis is {x.shape[dim:dim + len(mshape)]} but size of boolean index is {mshape}")
     if it.kind == "mask_literal":

@@ -9,6 +9,8 @@ compiled resume function (the caller owns compiling and caching it).
 
 from __future__ import annotations
 
+import inspect
+import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -18,9 +20,9 @@ from .. import pyversion
 from ..capture.context import CaptureContext
 from ..capture.frame import Frame
 from ..capture.variables.array import ArrayMethodVar
-from ..capture.variables.base import Var
-from ..capture.variables.containers import DictVar, ListIteratorVar, ListVar
+from ..capture.variables.base import MethodVar, Var
 from ..capture.variables.functions import BoundMethodVar, UserFunctionVar
+from ..capture.variables.objects import UserObjectVar
 from .resume import STACK_PREFIX, CannotResume
 from .stitched import EntryBody, Emitter, writeback_lines
 
@@ -30,37 +32,39 @@ _COMPARE = {"LT": "<", "LE": "<=", "EQ": "==", "NE": "!=", "GT": ">", "GE": ">="
 
 
 class BreakEmitter(Emitter):
-    """An Emitter that also spells callables and iterators, and builds each fresh mutable container once
-    (two names for one list must stay one list)."""
+    """An Emitter that also spells callables and iterators (the breaking instruction and the resume
+    function's arguments need them)."""
 
     def __init__(self, ctx: CaptureContext, compiled_callee: Callable[[Any], Any]) -> None:
         super().__init__(ctx)
         self.compiled_callee = compiled_callee
-        self.prelude: list[str] = []
-        self._memo: dict[int, str] = {}
 
-    def value(self, var: Var) -> str:
-        if id(var) in self._memo:
-            return self._memo[id(var)]
+    def build(self, var: Var) -> str:
         if isinstance(var, UserFunctionVar) and var.bound_self is None:
-            expr = self.constant(self.compiled_callee(var.fn))
-        elif isinstance(var, BoundMethodVar):
-            expr = f"___bind({self.constant(self.compiled_callee(var.fn))}, {self.value(var.self_var)})"
-            self.ctx.namespace.setdefault("___bind", __import__("types").MethodType)
-        elif isinstance(var, ArrayMethodVar):
-            expr = f"{self.value(var.array)}.{var.name}"
-        elif isinstance(var, ListIteratorVar):
-            expr = f"iter(({''.join(self.value(v) + ', ' for v in var.items[var.pos:])}))"
-        elif isinstance(var, (ListVar, DictVar)) and var.source is None:
-            t = f"___v{len(self._memo)}"
-            inner = var.reconstruct(self) if isinstance(var, DictVar) else \
-                "[" + ", ".join(self.value(v) for v in var.items) + "]"
-            self.prelude.append(f"{t} = {inner}")
-            expr = t
-        else:
-            expr = var.reconstruct(self)
-        self._memo[id(var)] = expr
-        return expr
+            return self.constant(self.compiled_callee(var.fn))
+        if isinstance(var, BoundMethodVar):
+            self.ctx.namespace.setdefault("___bind", types.MethodType)
+            return f"___bind({self.constant(self.compiled_callee(var.fn))}, {self.value(var.self_var)})"
+        if isinstance(var, ArrayMethodVar):
+            return f"{self.value(var.array)}.{var.name}"
+        if isinstance(var, MethodVar):
+            fn = _class_function(var.obj, var.name)
+            if fn is not None:        # a user method: called through its compiled wrapper, bound to obj
+                self.ctx.namespace.setdefault("___bind", types.MethodType)
+                return f"___bind({self.constant(self.compiled_callee(fn))}, {self.value(var.obj)})"
+            return f"{self.value(var.obj)}.{var.name}"      # looked up on the real object, as Python does
+        return super().build(var)
+
+
+def _class_function(obj: Var, name: str) -> types.FunctionType | None:
+    """The plain function `obj.name` binds, when obj is a user object whose type capture guarded and the
+    name is not shadowed by an instance attribute; otherwise None."""
+    if not isinstance(obj, UserObjectVar) or isinstance(obj.value, types.ModuleType):
+        return None
+    if name in getattr(obj.value, "__dict__", {}):
+        return None
+    static = inspect.getattr_static(obj.value, name, None)
+    return static if isinstance(static, types.FunctionType) else None
 
 
 def _call_parts(stack: list, argc: int, kw_names: tuple[str, ...], em: BreakEmitter) -> tuple[int, str]:

@@ -38,6 +38,24 @@ def _split_items(code: types.CodeType) -> list:
     return items
 
 
+_LOCAL_OPS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "STORE_FAST", "DELETE_FAST"}
+
+
+def _identifier_names(varnames: Sequence[str], avoid: str) -> dict[str, str]:
+    """New names for locals that are not identifiers (compilers and tools such as pytest's assertion
+    rewriting make them); the new names clash with no local and no stack argument."""
+    taken = set(varnames)
+    rename = {}
+    for n in varnames:
+        if not n.isidentifier():
+            new = "___local_" + "".join(c if c.isalnum() else "_" for c in n)
+            while new in taken or new.startswith(avoid):
+                new += "_"
+            taken.add(new)
+            rename[n] = new
+    return rename
+
+
 def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_names: Sequence[str],
                 name: str) -> types.CodeType:
     """Code that starts at decoded instruction `index`; `stack[i]` is True for a value passed as argument
@@ -71,8 +89,12 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     base = STACK_PREFIX
     while any(n.startswith(base) for n in (*code.co_varnames, *local_names)):
         base += "_"
+    rename = _identifier_names(code.co_varnames, base)
+    if rename:       # pytest's `@py_assert1`: a parameter needs a name the dispatcher's source can spell
+        rest = [Instr(it.name, rename[it.arg], location=it.location) if isinstance(it, Instr)
+                and it.name in _LOCAL_OPS and it.arg in rename else it for it in rest]
     stack_names = [f"{base}{i}" for i, real in enumerate(stack) if real]
-    args = stack_names + list(local_names)
+    args = stack_names + [rename.get(n, n) for n in local_names]
     if len(set(args)) != len(args):   # two arguments in one slot would shift every value: refuse
         raise CannotResume(f"duplicate argument names in resume function: {args}")
     location = items[target_pos + 1].location

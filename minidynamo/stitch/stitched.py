@@ -7,6 +7,7 @@ exactly what runs. (Resume functions after a graph break are where `bytecode` em
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,7 @@ from ..capture.context import CaptureContext
 from ..capture.variables.array import ArrayVar
 from ..capture.variables.base import Var
 from ..capture.variables.const import is_literal
-from ..capture.variables.containers import DictVar, ListVar
+from ..capture.variables.containers import DictVar, ListVar, SequenceVar
 from ..capture.variables.objects import UserObjectVar
 from ..graph.ir import INPUT, Graph, Node
 
@@ -31,14 +32,50 @@ class EntryBody:
     outputs: list[Node] = field(default_factory=list)
 
 
+# Expressions that read nothing a write-back could change: names of the entry's parameters and temps,
+# graph outputs, plain literals. Anything else is evaluated once, in the prelude, before any write-back.
+_STABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|___o\[\d+\]|-?[0-9][0-9.e+-]*|'[^'\\]*'|\"[^\"\\]*\"")
+
+
 class Emitter:
-    """Turns Vars into expressions of the entry body: graph outputs, sources, constants."""
+    """Turns Vars into expressions of the entry body: graph outputs, sources, constants.
+
+    `value(var)` gives each Var one expression for the whole body: a fresh container is built once (two
+    names for one list stay one list, `a is b` holds for a tuple), and a value read from a source
+    (`obj.w`, `lst[0]`, a global) is read in the prelude, which runs right after the graph and before any
+    write-back, so it is the value the function read, not the one a write-back stored there since."""
 
     def __init__(self, ctx: CaptureContext) -> None:
         self.ctx = ctx
         self.outputs: list[Node] = []
         self._index: dict[int, int] = {}
         self._input_sources = {id(node): src for src, node in ctx.inputs}
+        self.prelude: list[str] = []
+        self._memo: dict[int, tuple[Var, str]] = {}     # the Var is kept alive so its id stays unique
+
+    def value(self, var: Var) -> str:
+        hit = self._memo.get(id(var))
+        if hit is not None:
+            return hit[1]
+        expr = self.build(var)
+        if not _STABLE.fullmatch(expr):
+            t = f"___v{len(self.prelude)}"
+            self.prelude.append(f"{t} = {expr}")
+            expr = t
+        self._memo[id(var)] = (var, expr)
+        return expr
+
+    def build(self, var: Var) -> str:
+        """The expression that computes var (its items through value())."""
+        if getattr(var, "source", None) is None:
+            if isinstance(var, SequenceVar):
+                inner = ", ".join(self.value(v) for v in var.items)
+                if var.kind is tuple:
+                    return f"({inner},)" if len(var.items) == 1 else f"({inner})"
+                return f"[{inner}]"
+            if isinstance(var, DictVar):
+                return "{" + ", ".join(f"{self.constant(k)}: {self.value(v)}" for k, v in var.items.items()) + "}"
+        return var.reconstruct(self)
 
     def graph_value(self, var: ArrayVar) -> str:
         node = var.node
@@ -58,17 +95,17 @@ class Emitter:
 
 def _writeback(var: Var, em: Emitter, temps: list[str], writes: list[str]) -> None:
     """Compute the new contents of a mutated object into a temp, then write it into the real object."""
-    target = var.source.expr()
+    target = em.value(var)        # the object itself, found before any write-back (`lst[0]` may be replaced)
     t = f"___t{len(temps)}"
     if isinstance(var, ListVar):
-        temps.append(f"{t} = [{', '.join(v.reconstruct(em) for v in var.items)}]")
+        temps.append(f"{t} = [{', '.join(em.value(v) for v in var.items)}]")
         writes.append(f"{target}[:] = {t}")
     elif isinstance(var, DictVar):
-        pairs = ", ".join(f"{em.constant(k)}: {v.reconstruct(em)}" for k, v in var.items.items())
+        pairs = ", ".join(f"{em.constant(k)}: {em.value(v)}" for k, v in var.items.items())
         temps.append(f"{t} = {{{pairs}}}")
         writes += [f"{target}.clear()", f"{target}.update({t})"]
     elif isinstance(var, UserObjectVar):
-        values = ", ".join(v.reconstruct(em) for v in var.writes.values())
+        values = ", ".join(em.value(v) for v in var.writes.values())
         temps.append(f"{t} = ({values},)")
         writes += [f"{target}.{name} = {t}[{i}]" for i, name in enumerate(var.writes)]
 
@@ -83,7 +120,7 @@ def writeback_lines(ctx: CaptureContext, em: Emitter) -> tuple[list[str], list[s
             _writeback(var, em, temps, writes)
     for (gkey, name), var in ctx.side_effects.globals.items():
         t = f"___t{len(temps)}"
-        temps.append(f"{t} = {var.reconstruct(em)}")
+        temps.append(f"{t} = {em.value(var)}")
         writes.append(f"{gkey}[{name!r}] = {t}")
     return temps, writes
 
@@ -92,10 +129,10 @@ def build_body(ctx: CaptureContext, result: Var) -> EntryBody:
     """Lines of the entry body for a finished capture whose function returned `result`."""
     em = Emitter(ctx)
     temps, writes = writeback_lines(ctx, em)
-    ret = result.reconstruct(em)
+    ret = em.value(result)
     ctx.graph.set_outputs(em.outputs)
     graph_key = f"___{ctx.tag}graph"
     args = ", ".join(src.expr() for src, _ in ctx.inputs)
     lines = [f"___o = {graph_key}({args})"] if em.outputs or ctx.mutating_nodes else []
-    lines += temps + writes + [f"return {ret}"]
+    lines += em.prelude + temps + writes + [f"return {ret}"]
     return EntryBody(lines, ctx.namespace, ctx.graph, graph_key, bool(ctx.mutating_nodes), em.outputs)

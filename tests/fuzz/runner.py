@@ -24,7 +24,7 @@ import signal
 import sys
 import types
 import warnings
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -209,11 +209,11 @@ def diff(n: int, e: Outcome, c: Outcome, compare_warnings: bool = False) -> Mism
 
 
 def compare(source: str, make_calls: Callable[[], list], strict: bool = True,
-            stats: Counter | None = None) -> list[Mismatch]:
+            stats: Counter | None = None, timeout: int = TIMEOUT_SECONDS, warns: bool = False) -> list[Mismatch]:
     """Run the program eagerly and compiled; every call that differs, as a Mismatch."""
     import minidynamo as md
     old = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.alarm(TIMEOUT_SECONDS)
+    signal.alarm(timeout)
     try:
         eager = run_side(source, make_calls, compiled=False)
         if stats is not None:
@@ -221,12 +221,12 @@ def compare(source: str, make_calls: Callable[[], list], strict: bool = True,
         try:
             compiled = run_side(source, make_calls, compiled=True, strict=strict, stats=stats)
         except Timeout:
-            return [Mismatch(0, "timeout", "", f"compiled side ran over {TIMEOUT_SECONDS}s (eager did not)")]
+            return [Mismatch(0, "timeout", "", f"compiled side ran over {timeout}s (eager did not)")]
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
         md.reset()
-    return [m for n, (e, c) in enumerate(zip(eager, compiled)) if (m := diff(n, e, c))]
+    return [m for n, (e, c) in enumerate(zip(eager, compiled)) if (m := diff(n, e, c, warns))]
 
 
 def program_calls(program: gen.Program) -> Callable[[], list]:
@@ -365,6 +365,20 @@ def regression_text(source: str, calls: list, mismatch: Mismatch, note: str) -> 
             f"def make_calls():\n    return [\n{rows}\n    ]\n")
 
 
+def load_regression(path: Path) -> types.ModuleType:
+    """A regression file as a module: SOURCE, make_calls(), MISMATCH, optionally TIMEOUT (seconds)."""
+    module = types.ModuleType(f"fuzz_regression_{path.stem}")
+    module.__file__ = str(path)
+    exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
+    return module
+
+
+def replay(path: Path) -> list[Mismatch]:
+    """Run one regression file differentially; [] when eager and compiled agree."""
+    module = load_regression(path)
+    return compare(module.SOURCE, module.make_calls, timeout=getattr(module, "TIMEOUT", TIMEOUT_SECONDS))
+
+
 def write_regression(name: str, text: str) -> Path:
     REGRESSIONS.mkdir(exist_ok=True)
     path = REGRESSIONS / f"{name}.py"
@@ -413,13 +427,14 @@ class Summary:
         return "\n".join(lines)
 
 
-def run_many(count: int, seed: int, features=gen.FEATURES, calls: int = 5, strict: bool = True,
+def run_many(count: int, seed: int, features=gen.FEATURES, calls: int = 5, strict: bool = True, warns: bool = False,
              progress: Callable[[int, Summary], None] | None = None) -> Summary:
     summary = Summary()
     for i in range(count):
         program = gen.generate(seed + i, features, calls=calls)
         try:
-            mismatches = compare(program.source, program_calls(program), strict=strict, stats=summary.captures)
+            mismatches = compare(program.source, program_calls(program), strict=strict, stats=summary.captures,
+                                 warns=warns)
         except Timeout:
             summary.captures["eager timeouts (skipped)"] += 1
             continue
@@ -436,15 +451,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=5, help="calls per program (at least 3)")
     p.add_argument("--features", default=",".join(gen.FEATURES), help="comma-separated features to draw from")
     p.add_argument("--disable", default="", help="comma-separated features to leave out")
+    p.add_argument("--warnings", action="store_true", help="also compare NumPy warnings (can be flaky)")
     p.add_argument("--lenient", action="store_true", help="suppress_errors=True: internal errors fall back to eager")
     p.add_argument("--shrink", action="store_true", help="shrink the first program of each mismatch class")
     p.add_argument("--write", action="store_true", help="with --shrink: write reproducers to regressions/")
+    p.add_argument("--replay", nargs="*", metavar="FILE", help="replay regression files (all when none given)")
     p.add_argument("--show", type=int, metavar="SEED", help="print the program of one seed and exit")
     a = p.parse_args(argv)
     features = [f for f in a.features.split(",") if f and f not in a.disable.split(",")]
     unknown = set(features) - set(gen.FEATURES)
     if unknown:
         p.error(f"unknown features {sorted(unknown)}; known: {', '.join(gen.FEATURES)}")
+    if a.replay is not None:
+        paths = [Path(f) for f in a.replay] or sorted(REGRESSIONS.glob("r*.py"))
+        for path in paths:
+            print(path.name, "ok" if not (ms := replay(path)) else "\n  ".join(["MISMATCH"] + [str(m) for m in ms]))
+        return 0
     if a.show is not None:
         prog = gen.generate(a.show, features, calls=a.calls)
         print(f"# features: {sorted(prog.features)}\n{prog.source}\n# calls: {prog.calls}")
@@ -456,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{i}/{a.count}] calls {s.calls}, failing programs {s.failing_programs}", flush=True)
 
     print(f"Python {sys.version.split()[0]}, numpy {np.__version__}, seeds {a.seed}..{a.seed + a.count - 1}")
-    summary = run_many(a.count, a.seed, features, max(3, a.calls), not a.lenient, progress)
+    summary = run_many(a.count, a.seed, features, max(3, a.calls), not a.lenient, a.warnings, progress)
     print(summary.report())
     if a.shrink:
         for sig, (count, prog, m) in summary.by_signature.items():

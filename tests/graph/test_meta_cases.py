@@ -133,6 +133,10 @@ def ufunc_case(draw, uf: np.ufunc):
     args = draw(operands(uf.nin))
     kw = draw(optional(dtype=dtype_args, casting=st.sampled_from(["same_kind", "unsafe", "safe", "no"]),
                        where=st.one_of(st.just(True), arrays(dtype=np.bool_, scalar_ok=False))))
+    if any(isinstance(a, int) and abs(a) >= 128 for a in args):
+        # NumPy 2.4/2.5 segfault comparing an array with an out-of-range Python int when where= is given
+        # (e.g. np.greater_equal(np.int32(1), 2**40, where=mask)): a NumPy bug, kept out of the test.
+        kw.pop("where", None)
     if uf.nout == 1 and draw(st.integers(0, 3)) == 0:
         shape = draw(st.one_of(shapes, st.just(np.broadcast_shapes(
             *(a.shape for a in args if isinstance(a, A))) if _broadcastable(args) else ())))

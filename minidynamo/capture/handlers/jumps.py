@@ -9,7 +9,7 @@ from bytecode import Instr
 from ... import pyversion
 from ..frame import Frame
 from ..variables.base import Var
-from ..variables.containers import ListIteratorVar, wrap_constant
+from ..variables.containers import wrap_constant
 from . import handler
 
 
@@ -100,8 +100,7 @@ def jump(frame: Frame, inst: Instr) -> None:
 @handler("GET_ITER")
 def get_iter(frame: Frame, inst: Instr) -> None:
     # (iterable -- iterator)   the items are known at capture time: the loop is unrolled
-    value = frame.pop()
-    frame.push(value if isinstance(value, ListIteratorVar) else ListIteratorVar(value.iterate(frame)))
+    frame.push(frame.pop().make_iterator(frame))
 
 
 # https://docs.python.org/3.13/library/dis.html#opcode-FOR_ITER

@@ -71,6 +71,11 @@ class Var:
         """All items this value yields when iterated (loops over it are unrolled)."""
         raise unsupported("unsupported", f"iterating over {self.describe()}")
 
+    def make_iterator(self, frame: "Frame") -> "Var":
+        """GET_ITER / iter(): an iterator Var over this value's items."""
+        from .containers import ListIteratorVar
+        return ListIteratorVar(self.iterate(frame))
+
     def next_item(self) -> "Var | None":
         """FOR_ITER: the next item, or None when exhausted. Only iterators with known items answer; a real
         iterator (passed into a resume function) is stepped by the loop driver in plain Python."""

@@ -130,7 +130,7 @@ def _reversed(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) 
 def _iter(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     if len(args) != 1:
         raise unsupported("unsupported", "iter() with a sentinel")
-    return args[0] if isinstance(args[0], ListIteratorVar) else ListIteratorVar(args[0].iterate(frame))
+    return args[0].make_iterator(frame)
 
 
 @builtin(next)

@@ -86,7 +86,15 @@ class ConstVar(Var):
             return fold(frame, operator.getitem, self.value, key.as_constant())
         raise unsupported("unsupported", f"indexing constant {type(self.value).__name__}")
 
+    def make_iterator(self, frame: "Frame") -> Var:
+        if isinstance(self.value, range):
+            from .containers import RangeIteratorVar
+            return RangeIteratorVar(self.value)
+        return super().make_iterator(frame)
+
     def iterate(self, frame: "Frame") -> list[Var]:
+        if isinstance(self.value, range) and len(self.value) > 100_000:
+            raise unsupported("loop", f"materializing {len(self.value)} items of a range")
         if isinstance(self.value, (range, str, bytes, frozenset)):
             return [ConstVar(v) for v in self.value]
         raise unsupported("unsupported", f"iterating over constant {type(self.value).__name__}")
@@ -134,6 +142,9 @@ class BoundConstMethodVar(Var):
         fn = getattr(value, self.name)
         return fold(frame, fn, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
 
+    def reconstruct(self, out: Any) -> str:
+        return f"{self.obj.reconstruct(out)}.{self.name}"
+
 
 def all_constant(args: list[Var], kwargs: dict[str, Var] | None = None) -> bool:
     return all(a.is_constant() for a in args) and all(a.is_constant() for a in (kwargs or {}).values())
@@ -150,7 +161,9 @@ def fold(frame: "Frame", fn: Any, *args: Any, **kwargs: Any) -> Var:
 
 
 def is_literal(value: Any) -> bool:
-    if isinstance(value, float):
+    """True when repr(value) is Python source for an equal value of the same type (np.float64 is a float
+    subclass, but its repr `np.float64(1.0)` names a module the generated code does not have)."""
+    if type(value) is float:
         return value == value and value not in (float("inf"), float("-inf"))
     if isinstance(value, tuple):
         return all(is_literal(v) for v in value)

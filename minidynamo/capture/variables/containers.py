@@ -118,6 +118,9 @@ class ListVar(SequenceVar):
         super().__init__(items, source)
         self.dirty = False
 
+    def make_iterator(self, frame: "Frame") -> Var:
+        return LiveListIteratorVar(self)
+
     def _mutate(self, frame: "Frame") -> None:
         if not self.dirty:
             self.dirty = True
@@ -183,6 +186,9 @@ class DictVar(Var):
     def iterate(self, frame: "Frame") -> list[Var]:
         return [wrap_constant(k) for k in self.items]
 
+    def make_iterator(self, frame: "Frame") -> Var:
+        return DictIteratorVar(self, "keys")
+
     def _key(self, key: Var) -> Any:
         if not key.is_constant():
             raise unsupported("unsupported", f"dict key {key.describe()} is not a constant")
@@ -212,12 +218,8 @@ class DictVar(Var):
         del self.items[k]
 
     def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
-        if name == "keys" and not args:
-            return ListIteratorVar([wrap_constant(k) for k in self.items])
-        if name == "values" and not args:
-            return ListIteratorVar(list(self.items.values()))
-        if name == "items" and not args:
-            return ListIteratorVar([TupleVar([wrap_constant(k), v]) for k, v in self.items.items()])
+        if name in ("keys", "values", "items") and not args:
+            return DictViewVar(self, name)
         if name == "get" and 1 <= len(args) <= 2:
             k = self._key(args[0])
             return self.items[k] if k in self.items else (args[1] if len(args) > 1 else ConstVar(None))
@@ -236,12 +238,26 @@ class DictVar(Var):
         return "{" + inner + "}"
 
 
+def iter_at(iterable: Any, pos: int) -> Any:
+    """A real iterator over `iterable` that has already yielded `pos` items (rebuilt after a break)."""
+    it = iter(iterable)
+    for _ in range(pos):
+        next(it)
+    return it
+
+
 class ListIteratorVar(Var):
-    """An iterator over known items: range(), zip(), enumerate(), dict views, iter(list). Consumed by FOR_ITER."""
+    """An iterator over known items: zip(), enumerate(), reversed(), generators. Consumed by FOR_ITER."""
 
     def __init__(self, items: list[Var]) -> None:
         self.items = list(items)
         self.pos = 0
+
+    def make_iterator(self, frame: "Frame") -> Var:
+        return self
+
+    def reconstruct(self, out: Any) -> str:
+        return f"iter(({''.join(out.value(v) + ', ' for v in self.items[self.pos:])}))"
 
     def describe(self) -> str:
         return f"iterator[{len(self.items) - self.pos} left]"
@@ -269,3 +285,122 @@ class SliceVar(Var):
 
     def describe(self) -> str:
         return "SliceVar"
+
+
+class LiveListIteratorVar(ListIteratorVar):
+    """`iter(lst)` / `for v in lst`: reads the list as it is at each step, as CPython's list iterator does,
+    so items appended inside the loop are visited."""
+
+    def __init__(self, seq: "ListVar") -> None:
+        super().__init__([])
+        self.seq = seq
+
+    def describe(self) -> str:
+        return f"list iterator at {self.pos}"
+
+    def next_item(self) -> Var | None:
+        if self.pos >= len(self.seq.items):
+            return None
+        self.pos += 1
+        return self.seq.items[self.pos - 1]
+
+    def iterate(self, frame: "Frame") -> list[Var]:
+        rest = self.seq.items[self.pos:]
+        self.pos = len(self.seq.items)
+        return rest
+
+    def reconstruct(self, out: Any) -> str:
+        return f"{out.constant(iter_at)}({out.value(self.seq)}, {self.pos})"
+
+
+class DictIteratorVar(ListIteratorVar):
+    """Iterating a dict or one of its views: like CPython, changing the dict's size while iterating is an
+    error (RuntimeError), left to plain Python to raise."""
+
+    def __init__(self, d: "DictVar", kind: str) -> None:
+        super().__init__([])
+        self.dict, self.kind, self.size = d, kind, d.length(None)
+
+    def describe(self) -> str:
+        return f"dict {self.kind} iterator at {self.pos}"
+
+    def _items(self, frame: "Frame | None") -> list[Var]:
+        return DictViewVar(self.dict, self.kind).iterate(frame)
+
+    def next_item(self) -> Var | None:
+        if self.dict.length(None) != self.size:
+            raise unsupported("exception", "dictionary changed size during iteration (RuntimeError)")
+        items = self._items(None)
+        if self.pos >= len(items):
+            return None
+        self.pos += 1
+        return items[self.pos - 1]
+
+    def iterate(self, frame: "Frame") -> list[Var]:
+        rest = self._items(frame)[self.pos:]
+        self.pos += len(rest)
+        return rest
+
+    def reconstruct(self, out: Any) -> str:
+        return f"{out.constant(iter_at)}({out.value(self.dict)}.{self.kind}(), {self.pos})"
+
+
+class DictViewVar(Var):
+    """`d.keys()`, `d.values()`, `d.items()`: live views of a DictVar."""
+
+    def __init__(self, d: "DictVar", kind: str) -> None:
+        self.dict, self.kind = d, kind
+
+    def describe(self) -> str:
+        return f"dict_{self.kind} view"
+
+    def iterate(self, frame: "Frame | None") -> list[Var]:
+        keys = self.dict.iterate(frame)
+        if self.kind == "keys":
+            return keys
+        values = [self.dict.getitem(frame, k) for k in keys]
+        return values if self.kind == "values" else [TupleVar([k, v]) for k, v in zip(keys, values)]
+
+    def make_iterator(self, frame: "Frame") -> Var:
+        return DictIteratorVar(self.dict, self.kind)
+
+    def length(self, frame: "Frame") -> int:
+        return self.dict.length(frame)
+
+    def contains(self, frame: "Frame", item: Var) -> Var:
+        if self.kind == "keys":
+            return self.dict.contains(frame, item)
+        return super().contains(frame, item)
+
+    def reconstruct(self, out: Any) -> str:
+        return f"{out.value(self.dict)}.{self.kind}()"
+
+
+class RangeIteratorVar(ListIteratorVar):
+    """Iterating a range: items are made one at a time (a loop over range(10**8) is driven, not listed)."""
+
+    def __init__(self, rng: range) -> None:
+        super().__init__([])
+        self.range = rng
+
+    def describe(self) -> str:
+        return f"range iterator at {self.pos} of {len(self.range)}"
+
+    def next_item(self) -> Var | None:
+        if self.pos >= len(self.range):
+            return None
+        self.pos += 1
+        return ConstVar(self.range[self.pos - 1])
+
+    def iterate(self, frame: "Frame") -> list[Var]:
+        rest = self.range[self.pos:]
+        if len(rest) > MAX_MATERIALIZED:
+            raise unsupported("loop", f"materializing {len(rest)} items of a range")
+        self.pos = len(self.range)
+        return [ConstVar(v) for v in rest]
+
+    def reconstruct(self, out: Any) -> str:
+        return f"iter({out.constant(self.range[self.pos:])})"
+
+
+MAX_MATERIALIZED = 100_000   # items capture will list out of a range at once (zip(range(n), ...), list(...))

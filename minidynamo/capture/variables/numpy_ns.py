@@ -106,6 +106,9 @@ class MathFunctionVar(Var):
             return fold(frame, self.fn, *[a.as_constant() for a in args])
         raise unsupported("data_dependent", f"math.{self.fn.__name__}() of {args[0].describe()} needs its value")
 
+    def reconstruct(self, out: Any) -> str:
+        return out.constant(self.fn)
+
 
 class OpaqueLibraryVar(Var):
     """A NumPy object capture does not model (np.random.default_rng, np.errstate, ...)."""
@@ -119,3 +122,6 @@ class OpaqueLibraryVar(Var):
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         name = getattr(self.value, "__qualname__", getattr(self.value, "__name__", repr(self.value)))
         raise unsupported(CALL, f"numpy function {name} has no registered op")
+
+    def reconstruct(self, out: Any) -> str:
+        return out.constant(self.value)     # a library object: the same object, bound by identity

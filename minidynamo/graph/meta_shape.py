@@ -310,3 +310,14 @@ def pad_meta(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) 
     if "constant_values" in kwargs:
         result_dtype("pad", np.pad, probe(x, (1,)), 1, constant_values=probe(kwargs["constant_values"]))
     return ArraySpec(shape, x.dtype)
+
+
+def triangle_meta(m: Any, k: Any = 0) -> ArraySpec:
+    """np.triu / np.tril: same shape and dtype; a 1-d input is read as the rows of a square matrix."""
+    x = as_spec(m)
+    if x.ndim == 0:
+        raise MetaError("triu/tril: the input must be at least 1-d")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise MetaError(f"triu/tril: k must be an integer, got {type(k).__name__}")
+    shape = (x.shape[0], x.shape[0]) if x.ndim == 1 else x.shape
+    return ArraySpec(shape, x.dtype)

@@ -191,7 +191,8 @@ for _name, _meta, _methods in (
         ("concatenate", S.concatenate_meta, ()), ("stack", S.stack_meta, ()), ("hstack", S.hstack_meta, ()),
         ("vstack", S.vstack_meta, ()), ("split", S.split_meta, ()), ("array_split", S.array_split_meta, ()),
         ("tile", S.tile_meta, ()), ("repeat", S.repeat_meta, ("repeat",)), ("flip", S.flip_meta, ()),
-        ("roll", S.roll_meta, ()), ("pad", S.pad_meta, ())):
+        ("roll", S.roll_meta, ()), ("pad", S.pad_meta, ()), ("triu", S.triangle_meta, ()),
+        ("tril", S.triangle_meta, ())):
     _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),), methods=_methods)
 if getattr(np, "concat", None) is not None and np.concat is not np.concatenate:
     alias_function(np.concat, "concatenate")

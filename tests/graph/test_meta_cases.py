@@ -518,6 +518,7 @@ CASES.update({
     "split": split_case(), "array_split": split_case(),
     "tile": tile_case(), "repeat": repeat_case(),
     "flip": _x_and(lambda x: axis_for(x.ndim)), "roll": roll_case(), "pad": pad_case(),
+    "triu": _x_and(lambda x: st.integers(-3, 3)), "tril": _x_and(lambda x: st.integers(-3, 3)),
     "dot": pair_case(), "vdot": pair_case(), "inner": pair_case(), "outer": pair_case(),
     "tensordot": tensordot_case(), "einsum": einsum_case(), "norm": norm_case(),
     "inv": square_case(), "det": square_case(), "solve": solve_case(),

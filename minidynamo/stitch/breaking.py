@@ -126,12 +126,29 @@ def execute(frame: Frame, instr: Instr, em: BreakEmitter) -> tuple[int, list[str
     if name in ("UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_NOT"):
         op = {"UNARY_NEGATIVE": "-", "UNARY_INVERT": "~", "UNARY_NOT": "not "}[name]
         return 1, ["___r"], [f"___r = {op}{top()}"], 1
+    if name == "BEFORE_WITH":
+        em.ctx.namespace.setdefault("___enter_context", enter_context)
+        return 1, ["___x", "___r"], [f"___x, ___r = ___enter_context({top()})"], 1
     if name == "GET_ITER":
         return 1, ["___r"], [f"___r = iter({top()})"], 1
     if name == "UNPACK_SEQUENCE":
         names = [f"___u{i}" for i in range(arg)]
         return 1, list(reversed(names)), [f"{', '.join(names)}, = {top()}"], 1
     raise CannotResume(f"cannot continue after {name} in plain Python yet")
+
+
+def enter_context(mgr: Any) -> tuple[Any, Any]:
+    """What BEFORE_WITH does: look up __enter__ and __exit__ on the type, bind __exit__, call __enter__.
+    Returns (bound __exit__, __enter__'s result), the two values BEFORE_WITH pushes."""
+    cls = type(mgr)
+    try:
+        enter, exit_ = cls.__enter__, cls.__exit__
+    except AttributeError:
+        with mgr:        # not a context manager: let CPython raise its own TypeError, message included
+            pass
+        raise
+    bound_exit = exit_.__get__(mgr, cls) if hasattr(exit_, "__get__") else exit_
+    return bound_exit, enter(mgr)
 
 
 def _opname(sym: str) -> str:

@@ -264,3 +264,45 @@ def test_resume_functions_are_reused_on_warm_calls():
     for _ in range(3):
         f(POS)
     assert counter.frame_count == n
+
+
+class Recorder:
+    """A context manager that logs enter/exit (with the exception type) into a list."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+        return 3
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(("exit", kind))
+        return False
+
+
+def with_blocks(x, log):
+    y = np.tanh(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = y / (x - x)
+    with Recorder(log) as k:
+        w = z * k + y
+    return w
+
+
+def with_raising_body(x, log):
+    y = x * 2.0
+    with Recorder(log):
+        q = y[10]          # IndexError inside the block: __exit__ sees it, as in eager
+    return q
+
+
+def test_with_blocks_are_captured_around_and_inside():
+    res = check(with_blocks, np.ones((3, 3)), [], calls=[(np.zeros((2, 2)), ["old"])])
+    assert res.counter.frame_count >= 2
+    out = md.explain(with_blocks)(np.ones((3, 3)), [])
+    assert any("divide" in g.ops() for g in out.graphs)      # the body of the errstate block is a graph
+
+
+def test_exception_inside_a_with_block_reaches_exit_exactly_as_eager():
+    check(with_raising_body, np.ones(3), [], calls=[(np.ones(20), [])])

@@ -23,6 +23,7 @@ from ..capture.variables.array import ArrayMethodVar
 from ..capture.variables.base import MethodVar, Var
 from ..capture.variables.functions import BoundMethodVar, UserFunctionVar
 from ..capture.variables.objects import UserObjectVar
+from ..capture.liveness import is_live
 from .resume import STACK_PREFIX, CannotResume
 from .stitched import EntryBody, Emitter, writeback_lines
 
@@ -179,9 +180,10 @@ class BreakParts:
     local_exprs: list[str]
 
 
-def _live_locals(frame: Frame, em: BreakEmitter) -> tuple[list[str], list[str]]:
-    # Stack arguments of a resume function are read only by its prefix: they are dead, never passed on.
-    names = sorted(n for n in frame.locals if not n.startswith(STACK_PREFIX))
+def _live_locals(frame: Frame, em: BreakEmitter, at: int) -> tuple[list[str], list[str]]:
+    """Locals the code from instruction `at` on may read, with their expressions. Stack arguments of a
+    resume function are read only by its prefix: they are dead, never passed on."""
+    names = sorted(n for n in frame.locals if not n.startswith(STACK_PREFIX) and is_live(frame.code, at, n))
     return names, [em.value(frame.locals[n]) for n in names]
 
 
@@ -197,7 +199,7 @@ def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[
     kept = frame.stack[:len(frame.stack) - consumed]
     layout = [v is not None for v in kept] + [p is not None for p in pushed]
     stack_exprs = [em.value(v) for v in kept if v is not None] + [p for p in pushed if p is not None]
-    names, values = _live_locals(frame, em)
+    names, values = _live_locals(frame, em, frame.current + offset)
     return BreakParts(em, temps + writes + run_lines, frame.current + offset, layout, stack_exprs, names, values)
 
 
@@ -209,7 +211,7 @@ def prepare_loop_back(ctx: CaptureContext, frame: Frame, is_for: bool) -> tuple[
     if len(stack) != (1 if is_for else 0) or (is_for and stack[0] is None):
         raise CannotResume(f"loop header reached with {len(stack)} stack items")
     iterator = em.value(stack[0]) if is_for else "None"
-    names, values = _live_locals(frame, em)
+    names, values = _live_locals(frame, em, frame.current)
     ctx.namespace.setdefault("___LoopState", LoopState)
     state = f"___LoopState({tuple(names)!r}, ({''.join(v + ', ' for v in values)}), {iterator})"
     return em, temps + writes + [f"return {state}"]

@@ -28,7 +28,7 @@ from .guards import GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .partial import _compiled_children as _children, capture_around_break, loop_back_body, resume_info
 from .partial import reset as partial_reset
-from .stitch.stitched import build_body
+from .stitch.stitched import build_body, written_inputs
 from .signatures import code_signature
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
@@ -232,13 +232,29 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     lines = list(body.lines)
     if compiled is not None:
         namespace[body.graph_key] = compiled
-        if not body.mutates:   # nothing has happened yet when the graph raises: plain Python re-runs it all
-            lines[0:1] = ["try:", f"    {lines[0]}", "except Exception:", f"    return ___eager({_forward(fn)})"]
+        lines[0:1] = _guarded_graph_call(ctx, body, lines[0], _forward(fn))
     entry = Entry(ctx.guards, lines, namespace, tag)
     record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start)
     log("graph_code").debug("graph of %s:\n%s", fn.__qualname__, body.graph)
     log("guards").debug("guards of %s:\n%s", fn.__qualname__, ctx.guards)
     return _recorded(record)
+
+
+def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[str]:
+    """The graph call, and what happens if it raises (a singular matrix, an index out of range, an
+    overflow). The graph runs before any Python side effect is written back, so re-running the original
+    function reproduces the exception, its traceback and the side effects before it exactly; a graph that
+    wrote into arrays first gets those arrays restored from a snapshot, but only when there are write-backs
+    to lose (otherwise its own partial writes are exactly what eager leaves behind)."""
+    rerun = [f"    return ___eager({forward})"]
+    if not body.mutates:
+        return ["try:", f"    {call}", "except Exception:", *rerun]
+    if not ctx.side_effects:
+        return [call]
+    arrays = [ctx.inputs[i][0].expr() for i in written_inputs(ctx)]
+    snapshot = f"___snap = ({''.join(a + '.copy(), ' for a in arrays)})"
+    restore = [f"    {a}[...] = ___snap[{i}]" for i, a in enumerate(arrays)]
+    return [snapshot, "try:", f"    {call}", "except Exception:", *restore, *rerun]
 
 
 def _recorded(record: CaptureRecord) -> CaptureRecord:

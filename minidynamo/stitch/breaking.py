@@ -40,6 +40,13 @@ class BreakEmitter(Emitter):
         super().__init__(ctx)
         self.compiled_callee = compiled_callee
 
+    def callee(self, var: Var) -> str:
+        """The callable of the breaking call, looked up where eager Python looks it up: in the call's own
+        line, after the write-backs (a method lookup that raises must not undo earlier writes)."""
+        if isinstance(var, (MethodVar, ArrayMethodVar)) and id(var) not in self._memo:
+            return self.build(var)
+        return self.value(var)
+
     def build(self, var: Var) -> str:
         if isinstance(var, UserFunctionVar) and var.bound_self is None:
             return self.constant(self.compiled_callee(var.fn))
@@ -79,7 +86,7 @@ def _call_parts(stack: list, argc: int, kw_names: tuple[str, ...], em: BreakEmit
     n_pos = argc - len(kw_names)
     args = [em.value(v) for v in lead + values[:n_pos]]
     args += [f"{k}={em.value(v)}" for k, v in zip(kw_names, values[n_pos:])]
-    return argc + 2, f"{em.value(fn)}({', '.join(args)})"
+    return argc + 2, f"{em.callee(fn)}({', '.join(args)})"
 
 
 def execute(frame: Frame, instr: Instr, em: BreakEmitter) -> tuple[int, list[str | None], list[str], int]:
@@ -102,7 +109,7 @@ def execute(frame: Frame, instr: Instr, em: BreakEmitter) -> tuple[int, list[str
             (s[-base - 1], s[-base - 2])
         if null_slot is not None:
             raise CannotResume("CALL_FUNCTION_EX with a bound self")
-        return base + 2, ["___r"], [f"___r = {em.value(fn_slot)}(*{star}{kw})"], 1
+        return base + 2, ["___r"], [f"___r = {em.callee(fn_slot)}(*{star}{kw})"], 1
     if name == "TO_BOOL":
         return 1, ["___r"], [f"___r = bool({top()})"], 1
     if name.startswith("POP_JUMP") and ("TRUE" in name or "FALSE" in name):

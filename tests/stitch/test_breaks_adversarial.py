@@ -774,9 +774,6 @@ def mutating_graph_raises(x, idx, log):
     return x[idx]
 
 
-@pytest.mark.xfail(strict=True, reason="a graph that writes into arrays is not re-run eagerly when a later op "
-                   "raises (api.capture_once), and the list write-backs come after the graph: log.append(1) "
-                   "before the IndexError is lost (ARCHITECTURE known gap)")
 def test_mutating_graph_that_raises_keeps_earlier_list_appends():
     check(mutating_graph_raises, np.ones(3), np.array([0]), [], calls=[(np.ones(3), np.array([9]), [])])
 

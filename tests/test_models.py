@@ -17,6 +17,7 @@ import pytest
 import minidynamo as md
 from tests.programs import lecture_compile as lecture
 from tests.programs.models import MODELS, Model
+from tests.conftest import assert_same
 
 LECTURE = [Model("lecture_gelu_mlp", lecture.gelu_mlp, lecture.gelu_inputs),
            Model("lecture_layer_stack", lecture.layer_stack, lecture.stack_inputs)]
@@ -24,22 +25,8 @@ ALL = MODELS + LECTURE
 
 
 def assert_identical(got, expected, where="result"):
-    """Same type; arrays with the same dtype, shape and bits; containers item by item."""
-    assert type(got) is type(expected), f"{where}: type {type(got).__name__} != {type(expected).__name__}"
-    if isinstance(expected, (np.ndarray, np.generic)):
-        assert got.dtype == expected.dtype, f"{where}: dtype {got.dtype} != {expected.dtype}"
-        assert got.shape == expected.shape, f"{where}: shape {got.shape} != {expected.shape}"
-        assert np.array_equal(got, expected, equal_nan=got.dtype.kind in "fc"), f"{where}: values differ"
-    elif isinstance(expected, (tuple, list)):
-        assert len(got) == len(expected), f"{where}: length {len(got)} != {len(expected)}"
-        for i, (g, e) in enumerate(zip(got, expected)):
-            assert_identical(g, e, f"{where}[{i}]")
-    elif isinstance(expected, dict):
-        assert list(got) == list(expected), f"{where}: keys differ"
-        for k in expected:
-            assert_identical(got[k], expected[k], f"{where}[{k!r}]")
-    else:
-        assert got == expected, f"{where}: {got!r} != {expected!r}"
+    """Same type; arrays with the same dtype, shape and bits; containers item by item (conftest's rule)."""
+    assert_same(expected, got, where)
 
 
 def assert_inputs_unchanged(after, before):

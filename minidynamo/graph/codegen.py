@@ -196,10 +196,25 @@ class _Emitter:
         fn_name = self.globals_namer.fresh(graph.name)
         params = ", ".join(self.names[n] for n in graph.nodes if n.op == INPUT)
         used = {id(a) for n in graph.nodes for a in n.inputs()} | {id(o) for o in iter_nodes(graph.outputs)}
+        # Free each intermediate right after its last reader, as eager Python does when a temporary's
+        # refcount drops: a graph that kept all of them alive until `return` would run far slower than eager
+        # (no memory reuse, cold caches; a 600-op GRU ran 4x slower). Outputs and inputs are never deleted.
+        last_use: dict[int, Node] = {}
+        for n in graph.nodes:
+            for a in n.inputs():
+                last_use[id(a)] = n
+        keep = {id(o) for o in iter_nodes(graph.outputs)}
+        dying: dict[int, list[str]] = {}
+        for n in graph.nodes:
+            reader = last_use.get(id(n))
+            if n.is_call and reader is not None and id(n) not in keep:
+                dying.setdefault(id(reader), []).append(self.names[n])
         body: list[str] = []
         for node in graph.nodes:
             if node.is_call:
                 body += self.statements(node, id(node) in used)
+                if id(node) in dying:
+                    body.append("del " + ", ".join(sorted(set(dying[id(node)]))))
         outs = [self.expr(o) for o in graph.outputs]
         body.append("return (" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")")
         return fn_name, f"def {fn_name}({params}):\n" + "".join(f"    {line}\n" for line in body)

@@ -193,3 +193,27 @@ def ascontiguousarray_meta(a: Any, dtype: Any = None, **kwargs: Any) -> ArraySpe
     if not is_spec(a):              # a Python number is converted to the dtype (values checked)
         result_dtype("ascontiguousarray", np.ascontiguousarray, a, dtype)
     return ArraySpec(x.shape or (1,), x.dtype if dtype is None else _dtype(dtype))
+
+
+def _literal(value: Any) -> bool:
+    """A Python number or a (nested) list/tuple of them: no arrays inside."""
+    if isinstance(value, (list, tuple)):
+        return all(_literal(v) for v in value)
+    return type(value) in (bool, int, float, complex)
+
+
+def array_meta(obj: Any, dtype: Any = None) -> ArraySpec:
+    """np.array / np.asarray of an array (same shape; a copy or the array itself) or of a Python literal
+    (probed on the literal itself, which is already in memory). Always an ndarray, never a NumPy scalar."""
+    if is_spec(obj):
+        spec = as_spec(obj)
+        return ArraySpec(spec.shape, spec.dtype if dtype is None else _dtype(dtype))
+    if not _literal(obj):
+        raise MetaError("array(): only arrays and Python number literals are captured")
+    try:
+        result = np.asarray(obj, dtype=None if dtype is None else _dtype(dtype))
+    except (TypeError, ValueError, OverflowError) as e:
+        raise MetaError(f"array(): {e}") from None
+    if result.dtype.hasobject:
+        raise MetaError("array(): object arrays are not captured")
+    return ArraySpec(result.shape, result.dtype)

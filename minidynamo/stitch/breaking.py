@@ -129,6 +129,8 @@ def execute(frame: Frame, instr: Instr, em: BreakEmitter) -> tuple[int, list[str
         return 2, ["___r"], [f"___r = {top(2)}[{top()}]"], 1
     if name == "STORE_SUBSCR":
         return 3, [], [f"{top(2)}[{top()}] = {top(3)}"], 1
+    if name == "IS_OP":
+        return 2, ["___r"], [f"___r = ({top(2)} {'is not' if arg else 'is'} {top()})"], 1
     if name == "CONTAINS_OP":
         return 2, ["___r"], [f"___r = ({top(2)} {'not in' if arg else 'in'} {top()})"], 1
     if name in ("UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_NOT"):

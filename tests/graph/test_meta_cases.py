@@ -497,6 +497,22 @@ def setitem_case(draw):
     return (x, index, value), {}
 
 
+@st.composite
+def array_case(draw):
+    """np.array / np.asarray of an array, a Python number, or a nested list of numbers; optional dtype."""
+    kind = draw(st.sampled_from(["array", "number", "list", "nested"]))
+    number = st.one_of(st.booleans(), st.integers(-300, 300), st.floats(-1e3, 1e3, allow_nan=False))
+    if kind == "array":
+        obj = draw(arrays())
+    elif kind == "number":
+        obj = draw(number)
+    elif kind == "list":
+        obj = draw(st.lists(number, max_size=4))
+    else:
+        obj = draw(st.lists(st.lists(number, min_size=2, max_size=2), min_size=1, max_size=3))
+    return (obj,), draw(optional(dtype=dtype_args))
+
+
 # ---- the table: every op name -> strategy of (args, kwargs) ----------------------------------------------
 
 UFUNCS = {v.__name__: v for v in vars(np).values() if isinstance(v, np.ufunc)}
@@ -525,6 +541,7 @@ CASES.update({
     "where": where_case(), "astype": astype_case(), "copy": copy_case(),
     "ascontiguousarray": copy_case(),
     "getitem": getitem_case(), "setitem": setitem_case(),
+    "array": array_case(), "asarray": array_case(),
 })
 CASES.update({name: creation_case(name) for name in (
     "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace", "zeros_like", "ones_like",

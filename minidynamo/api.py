@@ -8,8 +8,6 @@ signature); its first call for new inputs captures (capture.interpreter), stitch
 from __future__ import annotations
 
 import functools
-import inspect
-import logging
 import threading
 import time
 import types
@@ -26,8 +24,7 @@ from .capture.interpreter import capture_function
 from .errors import GraphBreak, GraphBreakError, InternalError
 from .guards import GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
-from .partial import _compiled_children as _children, capture_around_break, loop_back_body, resume_info
-from .partial import reset as partial_reset
+from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch.stitched import build_body, written_inputs
 from .signatures import code_signature
 
@@ -188,7 +185,7 @@ _recording = threading.local()     # explain() collects every capture made while
 
 
 def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any, cfg: _config.Config,
-                 tag: str, children: dict | None = None, dynamic: frozenset[str] = frozenset(),
+                 tag: str, children: dict, dynamic: frozenset[str] = frozenset(),
                  options: dict | None = None) -> CaptureRecord:
     """Capture fn for these arguments: a compiled entry (whole frame, or the part before a graph break
     followed by a resume function), or an eager entry with the break's reason."""
@@ -211,7 +208,6 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     except GraphBreak as e:
         reason = e.reason
         log("graph_breaks").info("graph break in %s: %s", fn.__qualname__, reason)
-        children = _children if children is None else children
         compile_child = functools.partial(compile, backend=backend, options=options, _children=children)
         try:
             part = capture_around_break(fn, args, kwargs, reason, name=name, tag=tag, limits=limits,
@@ -369,7 +365,3 @@ def reset() -> None:
             state.children.clear()
             state.skip_reason = None
             state.warned_limit = False
-    partial_reset()
-
-
-_ = (BreakReason, logging)

@@ -33,11 +33,6 @@ from .stitch.resume import CannotResume, resume_function
 from .report import log
 from .stitch.stitched import EntryBody
 
-# Compiled helpers (a callee that broke, called through its own compiled wrapper) and compiled resume
-# functions, shared by every compiled function; explain() uses a private dict so it sees fresh captures.
-_compiled_children: dict[tuple, Any] = {}
-
-
 @dataclass(frozen=True)
 class ResumeInfo:
     """Attached to a resume function: where its code starts, and the loop header it hands back at."""
@@ -135,7 +130,7 @@ def _driver(kids: _Children, start: int, end: int, outer: int | None) -> Any:
 
 def _continuation(kids: _Children, frame: Any, parts: Any, drive: int | None) -> str:
     """The entry's last line: call the resume function, or start a driver for the loop the break is in."""
-    em, ctx = parts.em, frame.ctx
+    ctx = frame.ctx
     k, index = frame.current, parts.resume_index
     args = ", ".join(parts.stack_exprs + parts.local_exprs)
     names = tuple(parts.local_names)
@@ -195,7 +190,3 @@ def loop_back_body(fn: types.FunctionType, ctx: Any, frame: Any) -> EntryBody | 
     except CannotResume as e:
         return str(e)
     return finish_body(ctx, em, lines)
-
-
-def reset() -> None:
-    _compiled_children.clear()

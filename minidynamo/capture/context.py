@@ -7,7 +7,6 @@ guards that make reusing the capture safe; `record(opdef, args, kwargs, target)`
 
 from __future__ import annotations
 
-import builtins
 import inspect
 import math
 import types
@@ -25,7 +24,7 @@ from .variables.array import ArrayVar
 from .variables.base import Var, unsupported
 from .variables.builtins import BUILTINS, BuiltinVar
 from .variables.const import ConstVar
-from .variables.containers import DictVar, ListVar, SequenceVar, SliceVar, TupleVar
+from .variables.containers import DictVar, ListVar, SliceVar, TupleVar
 from .variables.functions import BoundMethodVar, UserFunctionVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
@@ -372,6 +371,3 @@ class LazyDictVar(DictVar):
     def call_method(self, frame, name, args, kwargs):
         self._resolve_all()
         return super().call_method(frame, name, args, kwargs)
-
-
-_ = (builtins, SequenceVar)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from ..errors import GraphBreak
 from .breaks import INLINE
 from .instructions import Instructions, decode
 from .sources import CellSource, GlobalSource
@@ -136,6 +135,3 @@ class Frame:
 
     def location(self) -> tuple[str, int | None, str]:
         return self.code.co_filename, self.ins.lineno(self.current), self.ins.source_line(self.current)
-
-
-_ = GraphBreak

@@ -8,10 +8,8 @@ GraphBreak with a located BreakReason.
 
 from __future__ import annotations
 
-import inspect
 import types
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import GraphBreak
 from .breaks import LOOP, BreakReason
@@ -125,6 +123,3 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
         e.ctx = ctx
         raise
     return Captured(ctx, result)
-
-
-_ = Any

@@ -234,6 +234,3 @@ def finish_body(ctx: CaptureContext, em: BreakEmitter, lines: list[str]) -> Entr
     head = [f"___o = {graph_key}({args})"] if em.outputs or ctx.mutating_nodes else []
     return EntryBody(head + em.prelude + lines, ctx.namespace, ctx.graph, graph_key, bool(ctx.mutating_nodes),
                      em.outputs)
-
-
-_ = Any

@@ -12,7 +12,7 @@ import types
 from typing import Sequence
 
 import bytecode
-from bytecode import Instr, Label, TryBegin
+from bytecode import Instr, Label
 
 from .. import emit, pyversion
 from ..capture.instructions import decode
@@ -132,6 +132,3 @@ def resume_function(fn: types.FunctionType, index: int, stack: Sequence[bool], l
     code = resume_code(fn.__code__, index, stack, local_names, name)
     shift = len(decode(code).instrs) - len(decode(fn.__code__).instrs)
     return types.FunctionType(code, fn.__globals__, name, None, fn.__closure__), shift
-
-
-_ = TryBegin

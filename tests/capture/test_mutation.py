@@ -7,9 +7,7 @@ from __future__ import annotations
 import types
 
 import numpy as np
-import pytest
 
-from minidynamo.graph import ops
 from tests.conftest import check
 
 HISTORY: list = []

@@ -7,7 +7,6 @@ in the table (print, input, open, id, ...) is a call capture cannot make, hence 
 
 from __future__ import annotations
 
-import builtins
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..breaks import CALL, DATA_DEPENDENT
@@ -198,6 +197,3 @@ def _getattr(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -
 @builtin(hasattr)
 def _hasattr(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     raise unsupported("unsupported", "hasattr() is not captured")
-
-
-_ = builtins

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ...graph.ir import Node
 from ...guards import Guard, GuardKind
-from ..breaks import DATA_DEPENDENT
 from .base import Var, unsupported
 
 if TYPE_CHECKING:

@@ -18,13 +18,14 @@ from typing import Any, Callable
 from . import config as _config
 from .backends import get_backend
 from .cache import Entry, FunctionCache
-from .capture.breaks import BreakReason
+from .capture.breaks import BreakCategory, BreakReason
 from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
 from .errors import GraphBreak, GraphBreakError, InternalError
 from .guards import GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .partial import capture_around_break, loop_back_body, resume_info
+from .stitch.resume import CannotResume
 from .stitch.stitched import build_body, written_inputs
 from .signatures import code_signature
 
@@ -202,9 +203,13 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
                                     **limits)
         ctx = captured.ctx
         ctx.distinctness_guards()
-        body = loop_back_body(fn, ctx, captured.frame) if captured.loop_back else build_body(ctx, captured.result)
-        if isinstance(body, str):
-            raise GraphBreak(BreakReason("loop", f"cannot hand the loop back to its driver: {body}"))
+        if captured.loop_back:
+            try:
+                body = loop_back_body(fn, ctx, captured.frame)
+            except CannotResume as why:
+                raise GraphBreak(BreakReason(BreakCategory.LOOP, f"cannot hand the loop back to its driver: {why}"))
+        else:
+            body = build_body(ctx, captured.result)
     except GraphBreak as e:
         reason = e.reason
         log("graph_breaks").info("graph break in %s: %s", fn.__qualname__, reason)
@@ -212,10 +217,9 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         try:
             part = capture_around_break(fn, args, kwargs, reason, name=name, tag=tag, limits=limits,
                                         compile_fn=compile_child, children=children)
-        except GraphBreak as again:   # the restart broke elsewhere: capture is not deterministic here
-            part = f"restart broke at another place: {again.reason.message}"
-        if isinstance(part, str):
-            reason.fallback = part
+        except (CannotResume, GraphBreak) as why:   # GraphBreak: the restart broke at another place
+            reason.fallback = str(why) if isinstance(why, CannotResume) else \
+                f"restart broke at another place: {why.reason.message}"
             ctx = getattr(e, "ctx", None)
             guards = ctx.guards if ctx is not None else GuardSet()
             entry = Entry(guards, [f"return ___eager({_forward(fn)})"], dict(ctx.namespace) if ctx else {}, tag)

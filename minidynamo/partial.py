@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import pyversion
-from .capture.breaks import LOOP, BreakReason
+from .capture.breaks import BreakCategory, BreakReason
 from .capture.instructions import decode
 from .capture.interpreter import capture_function
 from .stitch.breaking import LoopState, finish_body, prepare_break, prepare_loop_back
@@ -51,16 +51,16 @@ def resume_info(fn: types.FunctionType) -> ResumeInfo:
     return getattr(fn, "__minidynamo_resume__", None) or ResumeInfo(0)
 
 
-def why_not_resumable(fn: types.FunctionType, reason: BreakReason) -> str | None:
-    """None when the break can be stitched around; otherwise the reason the frame runs eagerly."""
+def check_resumable(fn: types.FunctionType, reason: BreakReason) -> None:
+    """Raise CannotResume (saying why the frame runs eagerly) unless the break can be stitched around."""
     if reason.root_stop is None:
-        return "the break happened before the function body started"
+        raise CannotResume("the break happened before the function body started")
     index, _ = reason.root_stop
     if decode(fn.__code__).in_try[index]:
-        return "graph break inside a try/with block: the frame runs eagerly"
+        raise CannotResume("graph break inside a try/with block: the frame runs eagerly")
     if fn.__code__.co_cellvars:
-        return "graph break in a function whose locals are captured by closures: the frame runs eagerly"
-    return None
+        raise CannotResume("graph break in a function whose locals are captured by closures: "
+                           "the frame runs eagerly")
 
 
 class _Children:
@@ -158,35 +158,28 @@ def _continuation(kids: _Children, frame: Any, parts: Any, drive: int | None) ->
 
 def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reason: BreakReason, *,
                          name: str, tag: str, limits: dict, compile_fn: Callable[[types.FunctionType], Any],
-                         children: dict) -> PartialCapture | str:
-    """A PartialCapture, or the reason (a string) why this break cannot be stitched around."""
-    why = why_not_resumable(fn, reason)
-    if why is not None:
-        return why
+                         children: dict) -> PartialCapture:
+    """The capture up to the break and the entry that resumes after it; raises CannotResume saying why
+    this break cannot be stitched around."""
+    check_resumable(fn, reason)
     info = resume_info(fn)
     second = capture_function(fn, args, kwargs, name, tag=tag, stop_at=reason.root_stop, entry=info.entry,
                               drive_at=info.drive_at, **limits)
     if second.frame is None:
-        return "the second capture pass did not reach the break point"
+        raise CannotResume("the second capture pass did not reach the break point")
     ctx = second.ctx
     ctx.distinctness_guards()
     kids = _Children(fn, compile_fn, children)
-    try:
-        k = second.frame.current
-        loop = kids.ins.innermost_loop(k)
-        at_header = reason.category == LOOP and loop is not None and loop[0] == k
-        parts = prepare_break(ctx, second.frame, kids.callee, at_header)
-        last = _continuation(kids, second.frame, parts, info.drive_at)
-    except CannotResume as e:
-        return str(e)
+    k = second.frame.current
+    loop = kids.ins.innermost_loop(k)
+    at_header = reason.category == BreakCategory.LOOP and loop is not None and loop[0] == k
+    parts = prepare_break(ctx, second.frame, kids.callee, at_header)
+    last = _continuation(kids, second.frame, parts, info.drive_at)
     return PartialCapture(ctx, finish_body(ctx, parts.em, parts.lines + [last]))
 
 
-def loop_back_body(fn: types.FunctionType, ctx: Any, frame: Any) -> EntryBody | str:
-    """Entry body of a driven function that came back to its loop header, or why it cannot be built."""
+def loop_back_body(fn: types.FunctionType, ctx: Any, frame: Any) -> EntryBody:
+    """Entry body of a driven function that came back to its loop header; CannotResume if it cannot be built."""
     is_for = decode(fn.__code__).instrs[frame.current].name == "FOR_ITER"
-    try:
-        em, lines = prepare_loop_back(ctx, frame, is_for)
-    except CannotResume as e:
-        return str(e)
+    em, lines = prepare_loop_back(ctx, frame, is_for)
     return finish_body(ctx, em, lines)

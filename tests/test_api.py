@@ -18,6 +18,7 @@ import pytest
 
 import minidynamo as md
 from minidynamo.errors import GraphBreakError, InternalError
+from minidynamo.capture.breaks import BreakCategory
 
 
 def _x(rows=4, cols=3, seed=0):
@@ -228,7 +229,7 @@ def test_explain_break_reason_fields():
     out = md.explain(calls_helper)(_x())
     assert out.graph_break_count == 1
     r = out.break_reasons[0]
-    assert r.category == "call"
+    assert r.category == BreakCategory.CALL
     assert "print" in r.message
     assert os.path.basename(r.filename) == "test_api.py"
     assert r.lineno == line_of(helper_that_prints, "BREAK-IN-HELPER")

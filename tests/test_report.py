@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 
 import minidynamo as md
-from minidynamo.capture.breaks import BreakReason
+from minidynamo.capture.breaks import BreakCategory, BreakReason
 from minidynamo.report import CHANNELS, ExplainOutput
 
 
@@ -60,8 +60,8 @@ def test_text_of_a_break_names_file_line_source_and_caller():
 
 
 def test_break_reason_without_location_prints_category_and_message():
-    assert str(BreakReason("unsupported", "opcode FOO")) == "[unsupported] opcode FOO"
-    r = BreakReason("data_dependent", "branch on x", filename="/a/b/model.py", lineno=7, function="f",
+    assert str(BreakReason(BreakCategory.UNSUPPORTED, "opcode FOO")) == "[unsupported] opcode FOO"
+    r = BreakReason(BreakCategory.DATA_DEPENDENT, "branch on x", filename="/a/b/model.py", lineno=7, function="f",
                     source_line="if x:", stack=["g (/a/b/model.py:3) `f(x)`"])
     assert str(r).splitlines() == ["model.py:7 in f: [data_dependent] branch on x", "    `if x:`",
                                    "    inlined from g (/a/b/model.py:3) `f(x)`"]

@@ -1,4 +1,4 @@
-"""Why capture stopped: BreakReason (category, message, where) and the categories. Imports errors only.
+"""Why capture stopped: BreakReason (category, message, where) and BreakCategory. Imports errors only.
 
 A handler raises `GraphBreak(BreakReason(category, message))`; the interpreter loop fills in the location
 (file, line, source text, function, inlining stack) at the one place it catches it.
@@ -6,24 +6,28 @@ A handler raises `GraphBreak(BreakReason(category, message))`; the interpreter l
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
-# Categories, as reports group them.
-DATA_DEPENDENT = "data_dependent"      # a Python decision on an array's values (if/while, .item(), bool())
-CALL = "call"                          # a call that cannot be captured (print, other libraries, C functions)
-SIDE_EFFECT = "side_effect"            # a mutation capture cannot replay safely
-UNSUPPORTED = "unsupported"            # an opcode, value or operation capture does not handle
-INLINE = "inline"                      # inlining limit, recursion
-RECONSTRUCT = "reconstruct"            # a result that cannot be rebuilt outside the graph
-EXCEPTION = "exception"                # the Python code raises during capture (eager will raise it)
-LOOP = "loop"                          # a loop too long to unroll, or one stepped by a real iterator
+
+class BreakCategory(enum.StrEnum):
+    """Why capture stopped, as reports group it; compares equal to its value ("call")."""
+
+    DATA_DEPENDENT = "data_dependent"  # a Python decision on an array's values (if/while, .item(), bool())
+    CALL = "call"                      # a call that cannot be captured (print, other libraries, C functions)
+    SIDE_EFFECT = "side_effect"        # a mutation capture cannot replay safely
+    UNSUPPORTED = "unsupported"        # an opcode, value or operation capture does not handle
+    INLINE = "inline"                  # inlining limit, recursion
+    RECONSTRUCT = "reconstruct"        # a result that cannot be rebuilt outside the graph
+    EXCEPTION = "exception"            # the Python code raises during capture (eager will raise it)
+    LOOP = "loop"                      # a loop too long to unroll, or one stepped by a real iterator
 
 
 @dataclass
 class BreakReason:
     """One graph break: what and where. `stack` lists the inlined callers, outermost first."""
 
-    category: str
+    category: BreakCategory
     message: str
     filename: str = ""
     lineno: int | None = None

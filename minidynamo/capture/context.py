@@ -30,6 +30,7 @@ from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
 from .variables.scalar import SCALAR_TYPES, ScalarVar
 from ..signatures import code_signature
+from .breaks import BreakCategory
 
 _CONSTANT_TYPES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), range, slice)
 _LIBRARIES = (np, np.linalg, math)
@@ -181,7 +182,7 @@ class CaptureContext:
         self.guard([G.Guard(expr, G.GuardKind.TYPE, type(value), desc)])
         if type(value) is dict:
             if not all(type(k) in (str, int) for k in value):
-                raise unsupported("unsupported", f"dict {desc} has keys that are not str/int")
+                raise unsupported(BreakCategory.UNSUPPORTED, f"dict {desc} has keys that are not str/int")
             self.guard([G.Guard(expr, G.GuardKind.DICT_KEYS, tuple(value), desc)])
             return self._dedupe_mutable(value, source, lambda: LazyDictVar(self, value, source))
         self.guard([G.Guard(expr, G.GuardKind.LEN, len(value), desc)])
@@ -243,7 +244,7 @@ class CaptureContext:
             return slice(*(self.to_arg(p) for p in var.parts))
         if var.is_constant():
             return var.as_constant()
-        raise unsupported("unsupported", f"{var.describe()} cannot be an argument of a graph op")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"{var.describe()} cannot be an argument of a graph op")
 
     def record(self, opdef: ops.OpDef, args: list[Var], kwargs: dict[str, Var], target: Any) -> Var:
         """Append `target(*args, **kwargs)` as an `opdef.name` node; returns the result's Var."""
@@ -257,9 +258,9 @@ class CaptureContext:
         try:
             spec = opdef.meta(*s_args, **s_kwargs)
         except MetaError as e:
-            raise unsupported("exception", f"{opdef.name}: {e}") from None
+            raise unsupported(BreakCategory.EXCEPTION, f"{opdef.name}: {e}") from None
         except (TypeError, ValueError, NotImplementedError) as e:
-            raise unsupported("unsupported", f"{opdef.name} with these arguments: {e}") from None
+            raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} with these arguments: {e}") from None
         node = self.graph.call(opdef.name, target, g_args, g_kwargs, spec=spec)
         if opdef.mutates or "out" in g_kwargs:
             self.mutating_nodes.append(node)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from .breaks import INLINE
+from .breaks import BreakCategory
 from .instructions import Instructions, decode
 from .sources import CellSource, GlobalSource
 from .variables.base import Var, unsupported
@@ -74,7 +74,7 @@ class Frame:
         try:
             return self.locals[name]
         except KeyError:
-            raise unsupported("exception", f"local variable {name!r} is unbound (UnboundLocalError)") from None
+            raise unsupported(BreakCategory.EXCEPTION, f"local variable {name!r} is unbound (UnboundLocalError)") from None
 
     def load_global(self, name: str) -> Var:
         written = self.ctx.side_effects.load_global(self.globals_key, name)
@@ -86,7 +86,7 @@ class Frame:
         builtins_ns = builtins_ns.__dict__ if isinstance(builtins_ns, types.ModuleType) else builtins_ns
         if name in builtins_ns:
             return self.ctx.wrap_builtin(name, builtins_ns[name], self.globals_key)
-        raise unsupported("exception", f"name {name!r} is not defined (NameError)")
+        raise unsupported(BreakCategory.EXCEPTION, f"name {name!r} is not defined (NameError)")
 
     def load_cell(self, name: str) -> Var:
         box = self.cells[name]
@@ -94,16 +94,16 @@ class Frame:
             try:
                 contents = box.real.cell_contents
             except ValueError:
-                raise unsupported("exception", f"free variable {name!r} is unbound") from None
+                raise unsupported(BreakCategory.EXCEPTION, f"free variable {name!r} is unbound") from None
             box.value = self.ctx.wrap(contents, CellSource(self.ctx.bind(box.real, "cell"), name))
         if box.value is None:
-            raise unsupported("exception", f"cell variable {name!r} is unbound")
+            raise unsupported(BreakCategory.EXCEPTION, f"cell variable {name!r} is unbound")
         return box.value
 
     def store_cell(self, name: str, value: Var) -> None:
         box = self.cells[name]
         if box.real is not None:
-            raise unsupported("side_effect", f"writing the enclosing function's variable {name!r} (nonlocal)")
+            raise unsupported(BreakCategory.SIDE_EFFECT, f"writing the enclosing function's variable {name!r} (nonlocal)")
         box.value = value
 
     # ---- calls --------------------------------------------------------------------------------------
@@ -112,9 +112,9 @@ class Frame:
         """Run a callee symbolically in a child frame and return its result."""
         from . import interpreter
         if self.depth + 1 > self.ctx.inline_limit:
-            raise unsupported(INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
+            raise unsupported(BreakCategory.INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
         if code.co_flags & (0x80 | 0x100 | 0x200):   # coroutine, iterable coroutine, async generator
-            raise unsupported("unsupported", f"{qualname} is a coroutine")
+            raise unsupported(BreakCategory.UNSUPPORTED, f"{qualname} is a coroutine")
         child = Frame(self.ctx, code, args, closure, globals_, qualname, parent=self)
         if code.co_flags & 0x20:                      # a generator (genexpr): run it now, collect its items
             return self._run_generator(child)
@@ -129,7 +129,7 @@ class Frame:
         child.yields = []
         interpreter.run_frame(child)
         if (len(effects.objects), len(effects.globals), len(self.ctx.mutating_nodes)) != before:
-            raise unsupported("side_effect", f"generator {child.qualname} has side effects; running it ahead "
+            raise unsupported(BreakCategory.SIDE_EFFECT, f"generator {child.qualname} has side effects; running it ahead "
                                              "of its consumer would reorder them")
         return ListIteratorVar(child.yields)
 

@@ -12,7 +12,7 @@ import types
 from dataclasses import dataclass
 
 from ..errors import GraphBreak
-from .breaks import LOOP, BreakReason
+from .breaks import BreakCategory, BreakReason
 from .context import CaptureContext
 from .frame import Frame
 from .handlers import HANDLERS, UNSUPPORTED
@@ -58,11 +58,11 @@ def run_frame(frame: Frame) -> Var:
             frame.ip += 1
             frame.ctx.steps += 1
             if frame.ctx.steps > limit:
-                raise unsupported("unsupported", f"capture exceeded {limit} symbolic steps")
+                raise unsupported(BreakCategory.UNSUPPORTED, f"capture exceeded {limit} symbolic steps")
             handler = HANDLERS.get(instr.name)
             if handler is None:
                 why = UNSUPPORTED.get(instr.name, "no handler for this opcode")
-                raise unsupported("unsupported", f"opcode {instr.name}: {why}")
+                raise unsupported(BreakCategory.UNSUPPORTED, f"opcode {instr.name}: {why}")
             handler(frame, instr)
     except GraphBreak as e:
         _locate(e.reason, frame)
@@ -76,7 +76,7 @@ def _at_loop_start(frame: Frame, visit: int) -> None:
     if frame.ip == frame.drive_at and (frame.ip != frame.entry or visit > 1):
         raise _LoopBack()
     if visit > frame.ctx.unroll_limit:
-        raise unsupported(LOOP, f"loop ran {frame.ctx.unroll_limit} iterations during capture; the rest is "
+        raise unsupported(BreakCategory.LOOP, f"loop ran {frame.ctx.unroll_limit} iterations during capture; the rest is "
                                 "run by a loop driver calling a captured body")
 
 

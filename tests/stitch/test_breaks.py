@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from minidynamo.capture.breaks import BreakCategory
 import minidynamo as md
 from minidynamo.errors import GraphBreakError
 from minidynamo.examples.tour_programs import fit_logistic
@@ -30,7 +31,7 @@ def test_lecture_branch_has_one_break_and_two_graphs_on_each_path():
         out = md.explain(lecture_branch)(first)
         assert out.graph_count == 2 and out.graph_break_count == 1
         reason = out.break_reasons[0]
-        assert reason.category == "data_dependent" and reason.source_line == "if s > 0:"
+        assert reason.category == BreakCategory.DATA_DEPENDENT and reason.source_line == "if s > 0:"
         assert reason.lineno == lecture_branch.__code__.co_firstlineno + 2
         assert res.counter.frame_count >= 3          # the prefix graph plus one resume graph per path
 
@@ -57,7 +58,7 @@ def test_print_between_array_blocks_prints_once_in_order_with_two_graphs(capsys)
     check(two_blocks_with_print, x, w, calls=[(x + 1, w)])
     out = md.explain(two_blocks_with_print)(x, w)
     assert out.graph_count == 2 and out.graph_break_count == 1
-    assert out.break_reasons[0].category == "call"
+    assert out.break_reasons[0].category == BreakCategory.CALL
     capsys.readouterr()
     f = md.compile(two_blocks_with_print)
     for _ in range(3):
@@ -109,7 +110,8 @@ def data_dependent_value(x):
 def test_float_and_item_of_an_array_break_and_resume():
     check(data_dependent_value, POS, calls=[(POS * 3,)])
     out = md.explain(data_dependent_value)(POS)
-    assert out.graph_break_count == 2 and all(r.category == "data_dependent" for r in out.break_reasons)
+    assert out.graph_break_count == 2
+    assert all(r.category == BreakCategory.DATA_DEPENDENT for r in out.break_reasons)
 
 
 def boolean_mask(x):

@@ -11,6 +11,7 @@ from ..variables.const import ConstVar, fold
 from ..variables.containers import TupleVar, wrap_constant
 from ..variables.operators import binary_op as apply_binary_op, not_op, unary_op
 from . import handler
+from ..breaks import BreakCategory
 
 # BinaryOp enum -> Python operator symbol (in-place forms end in "=").
 BINARY_SYMBOLS = {
@@ -31,7 +32,7 @@ def binary_op(frame: Frame, inst: Instr) -> None:
     # (lhs, rhs -- result)
     sym = BINARY_SYMBOLS.get(inst.arg)
     if sym is None:                                   # 3.14's BinaryOp.SUBSCR is not supported here
-        raise unsupported("unsupported", f"binary operator {inst.arg!r}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"binary operator {inst.arg!r}")
     rhs, lhs = frame.pop(), frame.pop()
     frame.push(apply_binary_op(frame, sym, lhs, rhs))
 
@@ -77,7 +78,7 @@ def call_intrinsic_1(frame: Frame, inst: Instr) -> None:
     elif name == "INTRINSIC_LIST_TO_TUPLE":
         frame.push(TupleVar(frame.pop().iterate(frame)))
     else:
-        raise unsupported("unsupported", f"intrinsic {name}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"intrinsic {name}")
 
 
 @handler("BINARY_SUBSCR")

@@ -9,6 +9,7 @@ from ..frame import Frame
 from ..variables.base import Var, unsupported
 from ..variables.containers import DictVar
 from . import handler
+from ..breaks import BreakCategory
 
 
 def _pop_callable(frame: Frame) -> tuple[Var, list[Var]]:
@@ -61,7 +62,7 @@ def call_function_ex(frame: Frame, inst: Instr) -> None:
     kwargs: dict[str, Var] = {}
     if kwargs_var is not None:
         if not isinstance(kwargs_var, DictVar):
-            raise unsupported("unsupported", f"**{kwargs_var.describe()} in a call")
+            raise unsupported(BreakCategory.UNSUPPORTED, f"**{kwargs_var.describe()} in a call")
         for key in kwargs_var.iterate(frame):
             kwargs[key.as_constant()] = kwargs_var.getitem(frame, key)
     frame.push(fn.call(frame, lead + args, kwargs))

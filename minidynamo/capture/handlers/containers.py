@@ -9,6 +9,7 @@ from ..variables.base import unsupported
 from ..variables.const import ConstVar
 from ..variables.containers import DictVar, ListVar, SliceVar, TupleVar
 from . import handler
+from ..breaks import BreakCategory
 
 
 @handler("BUILD_TUPLE")
@@ -76,7 +77,7 @@ def dict_update(frame: Frame, inst: Instr) -> None:
     mapping = frame.pop()
     target = frame.peek(inst.arg)
     if not isinstance(mapping, DictVar):
-        raise unsupported("unsupported", f"** of {mapping.describe()}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"** of {mapping.describe()}")
     for key in mapping.iterate(frame):
         target.items[key.as_constant()] = mapping.getitem(frame, key)
 
@@ -92,7 +93,7 @@ def unpack_sequence(frame: Frame, inst: Instr) -> None:
     # (seq -- item_n-1, ..., item_0)   item 0 ends on top
     items = frame.pop().iterate(frame)
     if len(items) != inst.arg:
-        raise unsupported("exception", f"cannot unpack {len(items)} values into {inst.arg} (ValueError)")
+        raise unsupported(BreakCategory.EXCEPTION, f"cannot unpack {len(items)} values into {inst.arg} (ValueError)")
     for item in reversed(items):
         frame.push(item)
 
@@ -103,7 +104,7 @@ def unpack_ex(frame: Frame, inst: Instr) -> None:
     before, after = inst.arg & 0xFF, inst.arg >> 8
     items = frame.pop().iterate(frame)
     if len(items) < before + after:
-        raise unsupported("exception", "not enough values to unpack (ValueError)")
+        raise unsupported(BreakCategory.EXCEPTION, "not enough values to unpack (ValueError)")
     rest = items[before:len(items) - after]
     for item in reversed(items[len(items) - after:]):
         frame.push(item)

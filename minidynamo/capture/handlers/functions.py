@@ -11,6 +11,7 @@ from ..variables.const import ConstVar
 from ..variables.containers import DictVar
 from ..variables.functions import NestedFunctionVar
 from . import handler
+from ..breaks import BreakCategory
 
 _DEFAULTS, _KWDEFAULTS, _ANNOTATIONS, _CLOSURE = 0x01, 0x02, 0x04, 0x08
 
@@ -58,7 +59,7 @@ def set_function_attribute(frame: Frame, inst: Instr) -> None:
 def return_generator(frame: Frame, inst: Instr) -> None:
     # ( -- None)   popped by the POP_TOP after it; only inlined generators (Frame.yields set) run here
     if frame.yields is None:
-        raise unsupported("unsupported", "the compiled function is a generator; generators run eagerly")
+        raise unsupported(BreakCategory.UNSUPPORTED, "the compiled function is a generator; generators run eagerly")
     frame.push(ConstVar(None))
 
 
@@ -66,6 +67,6 @@ def return_generator(frame: Frame, inst: Instr) -> None:
 def yield_value(frame: Frame, inst: Instr) -> None:
     # (value -- sent)   the generator runs to its end at call time: collect the value, nothing is sent
     if frame.yields is None:
-        raise unsupported("unsupported", "yield outside an inlined generator")
+        raise unsupported(BreakCategory.UNSUPPORTED, "yield outside an inlined generator")
     frame.yields.append(frame.pop())
     frame.push(ConstVar(None))

@@ -11,6 +11,7 @@ from ..variables.containers import wrap_constant
 from ..variables.functions import CellBox
 from ..variables.base import MethodVar, unsupported
 from . import handler
+from ..breaks import BreakCategory
 
 
 @handler("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")
@@ -151,7 +152,7 @@ def store_attr(frame: Frame, inst: Instr) -> None:
 @handler("DELETE_ATTR")
 def delete_attr(frame: Frame, inst: Instr) -> None:
     # (obj -- )
-    raise unsupported("side_effect", f"del of attribute {inst.arg!r}")
+    raise unsupported(BreakCategory.SIDE_EFFECT, f"del of attribute {inst.arg!r}")
 
 
 class CellRef(ConstVar):

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...graph import ops
 from ...graph.ir import ArraySpec, MethodCall, Node
-from ..breaks import DATA_DEPENDENT
+from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar
 
@@ -36,7 +36,7 @@ def _op(name: str) -> ops.OpDef:
     """The registered op `name`; an op nobody registered yet is a graph break, not an internal error."""
     opdef = ops.REGISTRY.get(name)
     if opdef is None:
-        raise unsupported("unsupported", f"array operation {name!r} has no registered op")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"array operation {name!r} has no registered op")
     return opdef
 
 
@@ -58,7 +58,7 @@ class ArrayVar(Var):
         return self.spec.dtype.type if self.spec.scalar else np.ndarray
 
     def as_bool(self, frame: "Frame") -> bool:
-        raise unsupported(DATA_DEPENDENT, f"branch on the value of {self.describe()} (data-dependent)")
+        raise unsupported(BreakCategory.DATA_DEPENDENT, f"branch on the value of {self.describe()} (data-dependent)")
 
     def getattr(self, frame: "Frame", name: str) -> Var:
         if name in _SPEC_ATTRS:
@@ -70,14 +70,14 @@ class ArrayVar(Var):
             return frame.ctx.record(_op(name), [self], {}, target=operator.attrgetter(name))
         if name in _VALUE_METHODS or callable(getattr(np.ndarray, name, None)):
             return ArrayMethodVar(self, name)
-        raise unsupported("unsupported", f"array attribute {name!r}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"array attribute {name!r}")
 
     def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
         if name in _VALUE_METHODS:
-            raise unsupported(DATA_DEPENDENT, f"x.{name}() needs the array's values")
+            raise unsupported(BreakCategory.DATA_DEPENDENT, f"x.{name}() needs the array's values")
         opdef = ops.METHODS.get(name)
         if opdef is None:
-            raise unsupported("unsupported", f"array method {name!r} has no registered op")
+            raise unsupported(BreakCategory.UNSUPPORTED, f"array method {name!r} has no registered op")
         if name in _VARARGS_METHODS and len(args) > 1:
             from .containers import TupleVar
             args = [TupleVar(list(args))]
@@ -86,12 +86,12 @@ class ArrayVar(Var):
     def getitem(self, frame: "Frame", key: Var) -> Var:
         index = frame.ctx.to_arg(key)
         if ops.is_data_dependent_index(index) if hasattr(ops, "is_data_dependent_index") else False:
-            raise unsupported(DATA_DEPENDENT, "boolean-mask indexing has a data-dependent shape")
+            raise unsupported(BreakCategory.DATA_DEPENDENT, "boolean-mask indexing has a data-dependent shape")
         return frame.ctx.record(_op("getitem"), [self, key], {}, target=operator.getitem)
 
     def setitem(self, frame: "Frame", key: Var, value: Var) -> None:
         if self.spec.scalar:
-            raise unsupported("exception", "NumPy scalars do not support item assignment")
+            raise unsupported(BreakCategory.EXCEPTION, "NumPy scalars do not support item assignment")
         frame.ctx.record(_op("setitem"), [self, key, value], {}, target=operator.setitem)
 
     def iterate(self, frame: "Frame") -> list[Var]:
@@ -100,11 +100,11 @@ class ArrayVar(Var):
 
     def length(self, frame: "Frame") -> int:
         if self.spec.ndim == 0:
-            raise unsupported("exception", "len() of a 0-d array raises TypeError")
+            raise unsupported(BreakCategory.EXCEPTION, "len() of a 0-d array raises TypeError")
         return self.spec.shape[0]
 
     def contains(self, frame: "Frame", item: Var) -> Var:
-        raise unsupported(DATA_DEPENDENT, "`in` on an array depends on its values")
+        raise unsupported(BreakCategory.DATA_DEPENDENT, "`in` on an array depends on its values")
 
     def reconstruct(self, out: Any) -> str:
         return out.graph_value(self)

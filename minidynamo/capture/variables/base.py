@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import Unsupported
-from ..breaks import BreakReason
+from ..breaks import BreakCategory, BreakReason
 
 if TYPE_CHECKING:
     from ..frame import Frame
     from ..sources import Source
 
 
-def unsupported(category: str, message: str) -> Unsupported:
+def unsupported(category: BreakCategory, message: str) -> Unsupported:
     return Unsupported(BreakReason(category, message))
 
 
@@ -37,39 +37,39 @@ class Var:
         return False
 
     def as_constant(self) -> Any:
-        raise unsupported("unsupported", f"{self.describe()} is not a Python constant here")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"{self.describe()} is not a Python constant here")
 
     def python_type(self) -> type:
-        raise unsupported("unsupported", f"the type of {self.describe()} is not known at capture time")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"the type of {self.describe()} is not known at capture time")
 
     # ---- operations ------------------------------------------------------------------------------------
     def as_bool(self, frame: "Frame") -> bool:
-        raise unsupported("unsupported", f"truth value of {self.describe()}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"truth value of {self.describe()}")
 
     def getattr(self, frame: "Frame", name: str) -> "Var":
-        raise unsupported("unsupported", f"attribute {name!r} of {self.describe()}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"attribute {name!r} of {self.describe()}")
 
     def setattr(self, frame: "Frame", name: str, value: "Var") -> None:
-        raise unsupported("side_effect", f"setting attribute {name!r} on {self.describe()}")
+        raise unsupported(BreakCategory.SIDE_EFFECT, f"setting attribute {name!r} on {self.describe()}")
 
     def call(self, frame: "Frame", args: list["Var"], kwargs: dict[str, "Var"]) -> "Var":
-        raise unsupported("call", f"calling {self.describe()}")
+        raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
 
     def call_method(self, frame: "Frame", name: str, args: list["Var"], kwargs: dict[str, "Var"]) -> "Var":
         return self.getattr(frame, name).call(frame, args, kwargs)
 
     def getitem(self, frame: "Frame", key: "Var") -> "Var":
-        raise unsupported("unsupported", f"indexing {self.describe()}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"indexing {self.describe()}")
 
     def setitem(self, frame: "Frame", key: "Var", value: "Var") -> None:
-        raise unsupported("side_effect", f"item assignment on {self.describe()}")
+        raise unsupported(BreakCategory.SIDE_EFFECT, f"item assignment on {self.describe()}")
 
     def delitem(self, frame: "Frame", key: "Var") -> None:
-        raise unsupported("side_effect", f"item deletion on {self.describe()}")
+        raise unsupported(BreakCategory.SIDE_EFFECT, f"item deletion on {self.describe()}")
 
     def iterate(self, frame: "Frame") -> list["Var"]:
         """All items this value yields when iterated (loops over it are unrolled)."""
-        raise unsupported("unsupported", f"iterating over {self.describe()}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"iterating over {self.describe()}")
 
     def make_iterator(self, frame: "Frame") -> "Var":
         """GET_ITER / iter(): an iterator Var over this value's items."""
@@ -79,13 +79,13 @@ class Var:
     def next_item(self) -> "Var | None":
         """FOR_ITER: the next item, or None when exhausted. Only iterators with known items answer; a real
         iterator (passed into a resume function) is stepped by the loop driver in plain Python."""
-        raise unsupported("loop", f"stepping {self.describe()}: the loop is driven from plain Python")
+        raise unsupported(BreakCategory.LOOP, f"stepping {self.describe()}: the loop is driven from plain Python")
 
     def length(self, frame: "Frame") -> int:
-        raise unsupported("unsupported", f"len() of {self.describe()}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"len() of {self.describe()}")
 
     def contains(self, frame: "Frame", item: "Var") -> "Var":
-        raise unsupported("unsupported", f"`in` on {self.describe()}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"`in` on {self.describe()}")
 
     # ---- leaving capture ---------------------------------------------------------------------------------
     def reconstruct(self, out: Any) -> str:
@@ -93,7 +93,7 @@ class Var:
         `out` is the stitch.Emitter (graph outputs, namespace constants)."""
         if self.source is not None:
             return self.source.expr()
-        raise unsupported("reconstruct", f"cannot rebuild {self.describe()} outside the graph")
+        raise unsupported(BreakCategory.RECONSTRUCT, f"cannot rebuild {self.describe()} outside the graph")
 
     def __repr__(self) -> str:
         return self.describe()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..breaks import CALL, DATA_DEPENDENT
+from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
 from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, wrap_constant
@@ -54,7 +54,7 @@ class BuiltinVar(Var):
                         **{k: v.as_constant() for k, v in kwargs.items()})
         impl = BUILTINS.get(self.fn)
         if impl is None:
-            raise unsupported(CALL, f"call to builtin {self.fn.__name__}() is not captured")
+            raise unsupported(BreakCategory.CALL, f"call to builtin {self.fn.__name__}() is not captured")
         return impl(frame, self.fn, args, kwargs)
 
     def reconstruct(self, out: Any) -> str:
@@ -63,7 +63,7 @@ class BuiltinVar(Var):
 
 def _no_kwargs(name: str, kwargs: dict) -> None:
     if kwargs:
-        raise unsupported("unsupported", f"{name}() with keyword arguments")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"{name}() with keyword arguments")
 
 
 @builtin(len)
@@ -81,7 +81,7 @@ def _isinstance(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]
 @builtin(type)
 def _type(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     if len(args) != 1:
-        raise unsupported("unsupported", "type() with 3 arguments")
+        raise unsupported(BreakCategory.UNSUPPORTED, "type() with 3 arguments")
     return ConstVar(args[0].python_type())
 
 
@@ -128,7 +128,7 @@ def _reversed(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) 
 @builtin(iter)
 def _iter(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     if len(args) != 1:
-        raise unsupported("unsupported", "iter() with a sentinel")
+        raise unsupported(BreakCategory.UNSUPPORTED, "iter() with a sentinel")
     return args[0].make_iterator(frame)
 
 
@@ -136,18 +136,18 @@ def _iter(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> V
 def _next(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     it = args[0]
     if not isinstance(it, ListIteratorVar):
-        raise unsupported("unsupported", f"next() on {it.describe()}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"next() on {it.describe()}")
     item = it.next_item()
     if item is None:
         if len(args) > 1:
             return args[1]
-        raise unsupported("exception", "next() raised StopIteration")
+        raise unsupported(BreakCategory.EXCEPTION, "next() raised StopIteration")
     return item
 
 
 @builtin(range)
 def _range(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    raise unsupported(DATA_DEPENDENT, "range() bound is not a Python constant (it comes from array values)")
+    raise unsupported(BreakCategory.DATA_DEPENDENT, "range() bound is not a Python constant (it comes from array values)")
 
 
 @builtin(abs)
@@ -170,12 +170,12 @@ def _minmax(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) ->
     items = args[0].iterate(frame) if len(args) == 1 else args
     if all(i.is_constant() for i in items) and not kwargs:
         return wrap_constant(fn(i.as_constant() for i in items))
-    raise unsupported(DATA_DEPENDENT, "min()/max() over arrays compares their values")
+    raise unsupported(BreakCategory.DATA_DEPENDENT, "min()/max() over arrays compares their values")
 
 
 @builtin(float, int, bool, complex)
 def _convert(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    raise unsupported(DATA_DEPENDENT, f"{args[0].describe() if args else 'value'} converted to a Python number")
+    raise unsupported(BreakCategory.DATA_DEPENDENT, f"{args[0].describe() if args else 'value'} converted to a Python number")
 
 
 @builtin(any, all)
@@ -190,10 +190,10 @@ def _getattr(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -
         try:
             return args[0].getattr(frame, name)
         except Exception:
-            raise unsupported("unsupported", "getattr() with a default") from None
+            raise unsupported(BreakCategory.UNSUPPORTED, "getattr() with a default") from None
     return args[0].getattr(frame, name)
 
 
 @builtin(hasattr)
 def _hasattr(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    raise unsupported("unsupported", "hasattr() is not captured")
+    raise unsupported(BreakCategory.UNSUPPORTED, "hasattr() is not captured")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .base import Var, unsupported
+from ..breaks import BreakCategory
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -73,18 +74,18 @@ class ConstVar(Var):
             try:
                 attr = getattr(v, name)
             except AttributeError as e:
-                raise unsupported("exception", f"{type(v).__name__} has no attribute {name!r}: {e}") from None
+                raise unsupported(BreakCategory.EXCEPTION, f"{type(v).__name__} has no attribute {name!r}: {e}") from None
             if callable(attr) and not isinstance(attr, (type, np.dtype)):
                 return BoundConstMethodVar(self, name)
             return ConstVar(attr)
         if isinstance(v, str):
             return BoundConstMethodVar(self, name)
-        raise unsupported("unsupported", f"attribute {name!r} of constant {type(v).__name__}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"attribute {name!r} of constant {type(v).__name__}")
 
     def getitem(self, frame: "Frame", key: Var) -> Var:
         if isinstance(self.value, (str, bytes, range)) and key.is_constant():
             return fold(frame, operator.getitem, self.value, key.as_constant())
-        raise unsupported("unsupported", f"indexing constant {type(self.value).__name__}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"indexing constant {type(self.value).__name__}")
 
     def make_iterator(self, frame: "Frame") -> Var:
         if isinstance(self.value, range):
@@ -94,28 +95,28 @@ class ConstVar(Var):
 
     def iterate(self, frame: "Frame") -> list[Var]:
         if isinstance(self.value, range) and len(self.value) > 100_000:
-            raise unsupported("loop", f"materializing {len(self.value)} items of a range")
+            raise unsupported(BreakCategory.LOOP, f"materializing {len(self.value)} items of a range")
         if isinstance(self.value, (range, str, bytes, frozenset)):
             return [ConstVar(v) for v in self.value]
-        raise unsupported("unsupported", f"iterating over constant {type(self.value).__name__}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"iterating over constant {type(self.value).__name__}")
 
     def length(self, frame: "Frame") -> int:
         try:
             return len(self.value)
         except TypeError:
-            raise unsupported("exception", f"len() of {type(self.value).__name__}") from None
+            raise unsupported(BreakCategory.EXCEPTION, f"len() of {type(self.value).__name__}") from None
 
     def contains(self, frame: "Frame", item: Var) -> Var:
         if item.is_constant() and isinstance(self.value, (range, str, bytes, frozenset)):
             return fold(frame, operator.contains, self.value, item.as_constant())
-        raise unsupported("unsupported", f"`in` on constant {type(self.value).__name__}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"`in` on constant {type(self.value).__name__}")
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         # NumPy scalar types and np.dtype are pure constructors: fold them on constant arguments.
         v = self.value
         if isinstance(v, type) and (issubclass(v, np.generic) or v is np.dtype) and all_constant(args, kwargs):
             return fold(frame, v, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
-        raise unsupported("call", f"calling {self.describe()}")
+        raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
 
     def reconstruct(self, out: Any) -> str:
         if self.source is not None:
@@ -138,7 +139,7 @@ class BoundConstMethodVar(Var):
         if isinstance(value, (np.dtype, np.generic)):
             allowed = {"item", "astype", "__index__"} if isinstance(value, np.generic) else set()
         if self.name not in allowed or not all_constant(args, kwargs):
-            raise unsupported("call", f"calling {self.describe()}")
+            raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
         fn = getattr(value, self.name)
         return fold(frame, fn, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
 
@@ -156,7 +157,7 @@ def fold(frame: "Frame", fn: Any, *args: Any, **kwargs: Any) -> Var:
     try:
         result = fn(*args, **kwargs)
     except Exception as e:  # the user's program raises here: leave it to plain Python
-        raise unsupported("exception", f"{getattr(fn, '__name__', fn)} raised {type(e).__name__}: {e}") from None
+        raise unsupported(BreakCategory.EXCEPTION, f"{getattr(fn, '__name__', fn)} raised {type(e).__name__}: {e}") from None
     return wrap_constant(result)
 
 

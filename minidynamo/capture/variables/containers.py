@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
+from ..breaks import BreakCategory
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -30,10 +31,10 @@ def wrap_constant(value: Any) -> Var:
 
 def _index(frame: "Frame", key: Var, n: int) -> int | slice:
     if not key.is_constant():
-        raise unsupported("unsupported", f"container index {key.describe()} is not a constant")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"container index {key.describe()} is not a constant")
     k = key.as_constant()
     if not isinstance(k, (int, slice)):
-        raise unsupported("exception", f"sequence index of type {type(k).__name__}")
+        raise unsupported(BreakCategory.EXCEPTION, f"sequence index of type {type(k).__name__}")
     return k
 
 
@@ -76,25 +77,25 @@ class SequenceVar(Var):
         try:
             picked = self.items[k]
         except IndexError as e:
-            raise unsupported("exception", f"{self.kind.__name__} index out of range: {e}") from None
+            raise unsupported(BreakCategory.EXCEPTION, f"{self.kind.__name__} index out of range: {e}") from None
         return self._fresh(picked) if isinstance(k, slice) else picked
 
     def contains(self, frame: "Frame", item: Var) -> Var:
         if item.is_constant() and all(i.is_constant() for i in self.items):
             return fold(frame, operator.contains, self.as_constant(), item.as_constant())
-        raise unsupported("unsupported", f"`in` on {self.describe()} with non-constant items")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"`in` on {self.describe()} with non-constant items")
 
     def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
         if name in ("index", "count") and self.is_constant() and all_constant(args, kwargs):
             return fold(frame, getattr(self.as_constant(), name), *[a.as_constant() for a in args])
-        raise unsupported("call", f"{self.kind.__name__}.{name}() on {self.describe()}")
+        raise unsupported(BreakCategory.CALL, f"{self.kind.__name__}.{name}() on {self.describe()}")
 
     def binary(self, frame: "Frame", sym: str, other: Var) -> Var:
         if sym == "+" and isinstance(other, SequenceVar) and other.kind is self.kind:
             return self._fresh(self.items + other.items)
         if sym == "*" and other.is_constant() and isinstance(other.as_constant(), int):
             return self._fresh(self.items * other.as_constant())
-        raise unsupported("unsupported", f"{self.describe()} {sym} {other.describe()}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"{self.describe()} {sym} {other.describe()}")
 
     def reconstruct(self, out: Any) -> str:
         if self.source is not None:
@@ -128,7 +129,7 @@ class ListVar(SequenceVar):
 
     def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
         if kwargs and name != "sort":
-            raise unsupported("call", f"list.{name}() with keywords")
+            raise unsupported(BreakCategory.CALL, f"list.{name}() with keywords")
         if name == "append" and len(args) == 1:
             self._mutate(frame); self.items.append(args[0]); return ConstVar(None)
         if name == "extend" and len(args) == 1:
@@ -137,7 +138,7 @@ class ListVar(SequenceVar):
             self._mutate(frame); self.items.insert(args[0].as_constant(), args[1]); return ConstVar(None)
         if name == "pop" and len(args) <= 1 and all_constant(args):
             if not self.items:
-                raise unsupported("exception", "pop from empty list")
+                raise unsupported(BreakCategory.EXCEPTION, "pop from empty list")
             self._mutate(frame); return self.items.pop(*[a.as_constant() for a in args])
         if name == "clear" and not args:
             self._mutate(frame); self.items.clear(); return ConstVar(None)
@@ -154,7 +155,7 @@ class ListVar(SequenceVar):
             self.items[k] = value.iterate(frame)
         else:
             if not -len(self.items) <= k < len(self.items):
-                raise unsupported("exception", "list assignment index out of range")
+                raise unsupported(BreakCategory.EXCEPTION, "list assignment index out of range")
             self.items[k] = value
 
     def delitem(self, frame: "Frame", key: Var) -> None:
@@ -191,13 +192,13 @@ class DictVar(Var):
 
     def _key(self, key: Var) -> Any:
         if not key.is_constant():
-            raise unsupported("unsupported", f"dict key {key.describe()} is not a constant")
+            raise unsupported(BreakCategory.UNSUPPORTED, f"dict key {key.describe()} is not a constant")
         return key.as_constant()
 
     def getitem(self, frame: "Frame", key: Var) -> Var:
         k = self._key(key)
         if k not in self.items:
-            raise unsupported("exception", f"KeyError: {k!r}")
+            raise unsupported(BreakCategory.EXCEPTION, f"KeyError: {k!r}")
         return self.items[k]
 
     def contains(self, frame: "Frame", item: Var) -> Var:
@@ -213,7 +214,7 @@ class DictVar(Var):
     def delitem(self, frame: "Frame", key: Var) -> None:
         k = self._key(key)
         if k not in self.items:
-            raise unsupported("exception", f"KeyError: {k!r}")
+            raise unsupported(BreakCategory.EXCEPTION, f"KeyError: {k!r}")
         self.setitem(frame, key, ConstVar(None))
         del self.items[k]
 
@@ -229,7 +230,7 @@ class DictVar(Var):
             for k, v in args[0].items.items():
                 self.setitem(frame, ConstVar(k), v)
             return ConstVar(None)
-        raise unsupported("call", f"dict.{name}()")
+        raise unsupported(BreakCategory.CALL, f"dict.{name}()")
 
     def reconstruct(self, out: Any) -> str:
         if self.source is not None:
@@ -274,7 +275,7 @@ class ListIteratorVar(Var):
         return self.items[self.pos - 1]
 
     def length(self, frame: "Frame") -> int:
-        raise unsupported("exception", "object of type iterator has no len()")
+        raise unsupported(BreakCategory.EXCEPTION, "object of type iterator has no len()")
 
 
 class SliceVar(Var):
@@ -329,7 +330,7 @@ class DictIteratorVar(ListIteratorVar):
 
     def next_item(self) -> Var | None:
         if self.dict.length(None) != self.size:
-            raise unsupported("exception", "dictionary changed size during iteration (RuntimeError)")
+            raise unsupported(BreakCategory.EXCEPTION, "dictionary changed size during iteration (RuntimeError)")
         items = self._items(None)
         if self.pos >= len(items):
             return None
@@ -395,7 +396,7 @@ class RangeIteratorVar(ListIteratorVar):
     def iterate(self, frame: "Frame") -> list[Var]:
         rest = self.range[self.pos:]
         if len(rest) > MAX_MATERIALIZED:
-            raise unsupported("loop", f"materializing {len(rest)} items of a range")
+            raise unsupported(BreakCategory.LOOP, f"materializing {len(rest)} items of a range")
         self.pos = len(self.range)
         return [ConstVar(v) for v in rest]
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import Var, unsupported
 from .const import ConstVar
+from ..breaks import BreakCategory
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -33,7 +34,7 @@ def bind_arguments(frame: "Frame", sig: inspect.Signature, args: list[Var], kwar
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as e:
-        raise unsupported("exception", f"calling {defaults_of}: {e}") from None
+        raise unsupported(BreakCategory.EXCEPTION, f"calling {defaults_of}: {e}") from None
     from .containers import DictVar, TupleVar, wrap_constant
     out: dict[str, Var] = {}
     for name, param in sig.parameters.items():
@@ -119,7 +120,7 @@ class NestedFunctionVar(Var):
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as e:
-            raise unsupported("exception", f"calling {self.qualname}: {e}") from None
+            raise unsupported(BreakCategory.EXCEPTION, f"calling {self.qualname}: {e}") from None
         values = bind_arguments(frame, sig, args, kwargs, self.qualname)
         # Placeholder defaults stand for the real default Vars captured at MAKE_FUNCTION time.
         positional = [p for p in sig.parameters.values() if p.default is not p.empty and p.kind in

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...graph import ops
-from ..breaks import CALL
+from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
 
@@ -63,7 +63,7 @@ class LibraryModuleVar(Var):
         try:
             value = getattr(self.module, name)
         except AttributeError:
-            raise unsupported("exception", f"module {self.module.__name__} has no attribute {name!r}") from None
+            raise unsupported(BreakCategory.EXCEPTION, f"module {self.module.__name__} has no attribute {name!r}") from None
         return wrap_library_value(value)
 
     def reconstruct(self, out: Any) -> str:
@@ -104,7 +104,7 @@ class MathFunctionVar(Var):
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         if all_constant(args, kwargs):
             return fold(frame, self.fn, *[a.as_constant() for a in args])
-        raise unsupported("data_dependent", f"math.{self.fn.__name__}() of {args[0].describe()} needs its value")
+        raise unsupported(BreakCategory.DATA_DEPENDENT, f"math.{self.fn.__name__}() of {args[0].describe()} needs its value")
 
     def reconstruct(self, out: Any) -> str:
         return out.constant(self.fn)
@@ -121,7 +121,7 @@ class OpaqueLibraryVar(Var):
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         name = getattr(self.value, "__qualname__", getattr(self.value, "__name__", repr(self.value)))
-        raise unsupported(CALL, f"numpy function {name} has no registered op")
+        raise unsupported(BreakCategory.CALL, f"numpy function {name} has no registered op")
 
     def reconstruct(self, out: Any) -> str:
         return out.constant(self.value)     # a library object: the same object, bound by identity

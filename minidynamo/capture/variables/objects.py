@@ -8,7 +8,7 @@ import inspect
 import types
 from typing import TYPE_CHECKING, Any
 
-from ..breaks import CALL
+from ..breaks import BreakCategory
 from ..sources import AttrSource
 from .base import Var, unsupported
 from ...graph import ops
@@ -42,14 +42,14 @@ class UserObjectVar(Var):
         try:
             static = inspect.getattr_static(self.value, name)
         except AttributeError:
-            raise unsupported("exception", f"{type(self.value).__name__} object has no attribute {name!r}") from None
+            raise unsupported(BreakCategory.EXCEPTION, f"{type(self.value).__name__} object has no attribute {name!r}") from None
         inst_dict = getattr(self.value, "__dict__", {})
         if isinstance(self.value, types.ModuleType) or name in inst_dict:
             var = frame.ctx.wrap(getattr(self.value, name), AttrSource(self.source, name))
         elif isinstance(static, types.FunctionType):
             var = BoundMethodVar(static, self)   # the class is guarded (type guard), so the method is fixed
         elif isinstance(static, (staticmethod, classmethod, property)) or hasattr(type(static), "__get__"):
-            raise unsupported("unsupported", f"descriptor attribute {type(self.value).__name__}.{name}")
+            raise unsupported(BreakCategory.UNSUPPORTED, f"descriptor attribute {type(self.value).__name__}.{name}")
         else:
             var = frame.ctx.wrap(getattr(self.value, name), AttrSource(self.source, name))
         var = _front_end_alias(var)
@@ -59,7 +59,7 @@ class UserObjectVar(Var):
     def setattr(self, frame: "Frame", name: str, value: Var) -> None:
         if isinstance(self.value, types.ModuleType) or hasattr(type(self.value), "__setattr__") and \
                 type(self.value).__setattr__ is not object.__setattr__:
-            raise unsupported("side_effect", f"attribute write on {self.describe()} with custom __setattr__")
+            raise unsupported(BreakCategory.SIDE_EFFECT, f"attribute write on {self.describe()} with custom __setattr__")
         if not self.writes:
             frame.ctx.side_effects.mutated(self)
         self.writes[name] = value
@@ -68,7 +68,7 @@ class UserObjectVar(Var):
         call = inspect.getattr_static(type(self.value), "__call__", None)
         if isinstance(call, types.FunctionType):
             return BoundMethodVar(call, self).call(frame, args, kwargs)
-        raise unsupported(CALL, f"calling {self.describe()}")
+        raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
 
 
 def _front_end_alias(var: Var) -> Var:
@@ -97,7 +97,7 @@ class OpaqueVar(Var):
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         name = getattr(self.value, "__qualname__", type(self.value).__name__)
-        raise unsupported(CALL, f"call to {name} is not captured")
+        raise unsupported(BreakCategory.CALL, f"call to {name} is not captured")
 
     def reconstruct(self, out: Any) -> str:
         return self.source.expr() if self.source is not None else out.constant(self.value)

@@ -14,6 +14,7 @@ from .base import Var, unsupported
 from .const import ConstVar, fold, is_literal
 from .containers import ListVar, SequenceVar
 from .scalar import ScalarVar, is_number_constant, is_scalar
+from ..breaks import BreakCategory
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -42,7 +43,7 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
             sym = sym[:-1]   # in place on an immutable left operand (scalar, Python number) just rebinds
         opdef = ops.BINARY_OPERATORS.get(sym)
         if opdef is None:
-            raise unsupported("unsupported", f"operator {sym} on arrays has no registered op")
+            raise unsupported(BreakCategory.UNSUPPORTED, f"operator {sym} on arrays has no registered op")
         return frame.ctx.record(opdef, [a, b], {}, target=opdef.impl)
     if (is_scalar(a) or is_scalar(b)) and all(is_scalar(v) or is_number_constant(v) for v in (a, b)):
         return scalar_op(frame, sym.rstrip("=") if sym in PY_BINARY and sym.endswith("=") and
@@ -58,7 +59,7 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
         same = _identity(a, b)
         if same is not None:
             return ConstVar(same if sym == "==" else not same)
-    raise unsupported("unsupported", f"{a.describe()} {sym} {b.describe()}")
+    raise unsupported(BreakCategory.UNSUPPORTED, f"{a.describe()} {sym} {b.describe()}")
 
 
 def _identity(a: Var, b: Var) -> bool | None:
@@ -79,7 +80,7 @@ def is_op(frame: "Frame", a: Var, b: Var, invert: bool) -> Var:
     if same is None:
         same = frame.ctx.guard_identity(a, b)
     if same is None:
-        raise unsupported("unsupported", f"`is` between {a.describe()} and {b.describe()} is not known at capture")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"`is` between {a.describe()} and {b.describe()} is not known at capture")
     return ConstVar(same != invert)
 
 
@@ -94,13 +95,13 @@ def unary_op(frame: "Frame", sym: str, a: Var) -> Var:
     if _is_array(a):
         opdef = ops.UNARY_OPERATORS.get(sym)
         if opdef is None:
-            raise unsupported("unsupported", f"unary {sym} on arrays has no registered op")
+            raise unsupported(BreakCategory.UNSUPPORTED, f"unary {sym} on arrays has no registered op")
         return frame.ctx.record(opdef, [a], {}, target=opdef.impl)
     if is_scalar(a):
         return scalar_op(frame, sym, [a], unary=True)
     if a.is_constant():
         return fold(frame, PY_UNARY[sym], a.as_constant())
-    raise unsupported("unsupported", f"unary {sym} on {a.describe()}")
+    raise unsupported(BreakCategory.UNSUPPORTED, f"unary {sym} on {a.describe()}")
 
 
 def scalar_op(frame: "Frame", sym: str, operands: list[Var], unary: bool = False) -> Var:
@@ -111,9 +112,9 @@ def scalar_op(frame: "Frame", sym: str, operands: list[Var], unary: bool = False
     try:
         value = fn(*values)
     except Exception as e:   # e.g. ZeroDivisionError: plain Python raises it at run time
-        raise unsupported("exception", f"{sym} raised {type(e).__name__}: {e}") from None
+        raise unsupported(BreakCategory.EXCEPTION, f"{sym} raised {type(e).__name__}: {e}") from None
     if type(value) not in (int, float, bool):
-        raise unsupported("unsupported", f"{sym} on Python scalars gave a {type(value).__name__}")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"{sym} on Python scalars gave a {type(value).__name__}")
     opdef = (ops.UNARY_OPERATORS if unary else ops.BINARY_OPERATORS).get(sym)
     name = opdef.name if opdef is not None else fn.__name__.strip("_")
     roots = tuple(r for v in operands if is_scalar(v) for r in v.roots)

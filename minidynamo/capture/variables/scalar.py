@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ...graph.ir import Node
 from ...guards import Guard, GuardKind
 from .base import Var, unsupported
+from ..breaks import BreakCategory
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -68,7 +69,7 @@ class ScalarVar(Var):
         return ConstVar(self.as_constant()).getattr(frame, name)
 
     def length(self, frame: "Frame") -> int:
-        raise unsupported("exception", f"object of type {type(self.value).__name__} has no len()")
+        raise unsupported(BreakCategory.EXCEPTION, f"object of type {type(self.value).__name__} has no len()")
 
     def reconstruct(self, out: Any) -> str:
         return out.graph_value(self)

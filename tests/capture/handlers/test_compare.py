@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from minidynamo.capture.breaks import BreakCategory
 from tests.conftest import assert_uses, check
 
 
@@ -102,7 +103,8 @@ def test_branch_on_array_value_breaks_but_stays_correct():
             return x * 2.0
         return x - 1.0
     r = check(f, x23() + 1.0, calls=[(x23() - 1.0,)])
-    assert r.reasons and all(getattr(b, "category", "") in ("data_dependent", "unsupported") for b in r.reasons)
+    allowed = (BreakCategory.DATA_DEPENDENT, BreakCategory.UNSUPPORTED)
+    assert r.reasons and all(getattr(b, "category", "") in allowed for b in r.reasons)
 
 
 SENTINEL = object()

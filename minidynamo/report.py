@@ -59,6 +59,7 @@ class ExplainOutput:
     guards: list[str] = field(default_factory=list)
     entry_code: list[str] = field(default_factory=list)
     capture_time: float = 0.0
+    lowering: list[str] = field(default_factory=list)   # lowering backends: what ran on the engine and why not
 
     @property
     def graph_count(self) -> int:
@@ -89,6 +90,8 @@ class ExplainOutput:
             out.guards += str(r.entry.guards).splitlines()
             out.entry_code += r.entry.body
             out.capture_time += r.seconds
+            plans = [getattr(v, "__minidynamo_lowering__", None) for v in r.entry.namespace.values()]
+            out.lowering += [f"graph {p.graph.name}: {p.summary()}" for p in plans if p is not None]
         return out
 
     def __str__(self) -> str:
@@ -102,4 +105,6 @@ class ExplainOutput:
                 lines.append(f"  {i}. {r}")
         lines += ["", "guards:"] + [f"  {g}" for g in self.guards] if self.guards else ["", "guards: none"]
         lines += ["", "compiled entry:"] + [f"  {c}" for c in self.entry_code]
+        if self.lowering:
+            lines += ["", "lowering:"] + [f"  {line}" for text in self.lowering for line in text.splitlines()]
         return "\n".join(lines)

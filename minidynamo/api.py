@@ -27,6 +27,8 @@ from .report import CaptureRecord, ExplainOutput, log
 from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch.resume import CannotResume
 from .stitch.stitched import build_body, written_inputs
+from .callables import Target, resolve
+from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
 from .signatures import code_signature
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
@@ -37,7 +39,8 @@ class CompiledState:
     """Everything minidynamo keeps for one compiled function (reachable as `wrapper._minidynamo`)."""
 
     def __init__(self, fn: types.FunctionType, backend: Any, fullgraph: bool, options: dict) -> None:
-        self.fn = fn
+        self.fn = fn                         # what is captured (see reserved_names for when it is a copy)
+        self.user_fn = fn                    # what the user compiled
         self.backend = get_backend(backend)
         self.fullgraph = fullgraph
         self.options = options
@@ -295,28 +298,31 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
     if fn is None:                  # the decorator form: checked above, so `@compile(backend="nope")` fails here
         return functools.partial(compile, backend=backend, fullgraph=fullgraph, dynamic=dynamic, options=options,
                                  _children=_children)
+    if not isinstance(fn, types.FunctionType):   # methods, callable objects, partials, NumPy functions
+        target = resolve(fn)
+        compiled = compile(target.fn, backend=backend, fullgraph=fullgraph, options=options, _children=_children)
+        return target.present(compiled)
     inner = _state_of(fn)
-    if inner is not None and not isinstance(fn, types.MethodType):
-        fn = inner.fn            # compiling a compiled function compiles the original again
-    if isinstance(fn, types.MethodType):
-        return types.MethodType(compile(fn.__func__, backend=backend, fullgraph=fullgraph, options=options,
-                                        _children=_children), fn.__self__)
-    if not callable(fn):
-        raise TypeError(f"compile() expects a function, got {type(fn).__name__}: {fn!r}")
-    if not isinstance(fn, types.FunctionType):
-        raise TypeError(f"compile() expects a Python function, got {type(fn).__name__} {fn!r} "
-                        "(builtins and C functions have no bytecode to capture)")
-    state = CompiledState(fn, backend, fullgraph, options)
+    if inner is not None:
+        fn = inner.user_fn       # compiling a compiled function compiles the original again
+    renames = renamed_parameters(fn)
+    captured = with_parameters_renamed(fn, renames) if renames else fn
+    state = CompiledState(captured, backend, fullgraph, options)
+    state.user_fn = fn
     # Resume functions and broken callees are cached per compiled function (and shared with its children),
     # not process-wide: they die with it, and another compile() of fn gets its own backend and options.
     state.children = {} if _children is None else _children
     wrapper = state.cache.dispatcher
+    if renames:   # parameters named like generated names: the dispatcher sees them under new names
+        wrapper = forwarding_wrapper(fn, wrapper, renames)
     functools.update_wrapper(wrapper, fn)
     wrapper._minidynamo = state
     return wrapper
 
 
 def _state_of(fn: Any) -> CompiledState | None:
+    while isinstance(fn, functools.partial):      # what compile() hands back for a partial
+        fn = fn.func
     fn = getattr(fn, "__func__", fn)
     return getattr(fn, "_minidynamo", None)
 
@@ -326,26 +332,29 @@ def explain(fn: Callable) -> Callable[..., ExplainOutput]:
     other compiled functions) and report every graph, graph break, guard and compiled entry it produced,
     including those of resume functions and of helpers that broke."""
     state = _state_of(fn)
-    target = state.fn if state is not None else getattr(fn, "__func__", fn)
-    if not isinstance(target, types.FunctionType):
-        raise TypeError(f"explain() expects a Python function or a compiled one, got {type(fn).__name__} "
-                        f"{fn!r}")
+    if state is not None and isinstance(fn, types.FunctionType):
+        target = Target(state.user_fn, lambda compiled: compiled)
+    else:
+        target = resolve(fn, "explain()")
+        state = _state_of(target.fn)
+        if state is not None:
+            target.fn = state.user_fn
     backend = state.backend if state is not None else get_backend("numpy")
     options = state.options if state is not None else None
-    bound_self = (fn.__self__,) if isinstance(fn, types.MethodType) else ()
+    lead_args, lead_kwargs = target.args, target.kwargs
 
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
-        fresh = compile(target, backend=backend, options=options, _children={})
+        fresh = compile(target.fn, backend=backend, options=options, _children={})
         saved = getattr(_recording, "records", None)
         _recording.records = records = []
         try:
-            fresh(*bound_self, *args, **kwargs)
+            fresh(*lead_args, *args, **{**lead_kwargs, **kwargs})
         finally:
             _recording.records = saved
         skip = _state_of(fresh).skip_reason
         if skip is not None:
-            raise InternalError(f"explain of {target.__qualname__} failed: {skip}")
-        return ExplainOutput.from_records(target, records)
+            raise InternalError(f"explain of {target.fn.__qualname__} failed: {skip}")
+        return ExplainOutput.from_records(target.fn, records)
 
     return run
 

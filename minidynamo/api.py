@@ -202,7 +202,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
                   unroll_limit=cfg.unroll_limit, dynamic=dynamic)
     reason = None
     try:
-        captured = capture_function(fn, args, kwargs, name, tag=tag, entry=info.entry, drive_at=info.drive_at,
+        captured = capture_function(fn, args, kwargs, name, tag=tag, entry=info.entry, drives=info.own_drives,
                                     **limits)
         ctx = captured.ctx
         ctx.distinctness_guards()

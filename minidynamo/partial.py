@@ -28,17 +28,25 @@ from . import pyversion
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.instructions import decode
 from .capture.interpreter import capture_function
-from .stitch.breaking import LoopState, finish_body, prepare_break, prepare_loop_back
+from .stitch.breaking import LoopState, finish_body, loop_state_expr, prepare_break, prepare_loop_back
 from .stitch.resume import CannotResume, resume_function
 from .report import log
 from .stitch.stitched import EntryBody
 
 @dataclass(frozen=True)
 class ResumeInfo:
-    """Attached to a resume function: where its code starts, and the loop header it hands back at."""
+    """Attached to a resume function: where its code starts (its own numbering), the function whose code
+    it resumes (`origin`), the shift from origin's instruction numbering to its own, and the headers of
+    the driven loops it hands back at (origin's numbering, innermost first)."""
 
     entry: int
-    drive_at: int | None = None
+    origin: types.FunctionType
+    shift: int = 0
+    drives: tuple[int, ...] = ()
+
+    @property
+    def own_drives(self) -> tuple[int, ...]:
+        return tuple(d + self.shift for d in self.drives)
 
 
 @dataclass
@@ -48,7 +56,7 @@ class PartialCapture:
 
 
 def resume_info(fn: types.FunctionType) -> ResumeInfo:
-    return getattr(fn, "__minidynamo_resume__", None) or ResumeInfo(0)
+    return getattr(fn, "__minidynamo_resume__", None) or ResumeInfo(0, fn)
 
 
 def check_resumable(fn: types.FunctionType, reason: BreakReason) -> None:
@@ -64,11 +72,13 @@ def check_resumable(fn: types.FunctionType, reason: BreakReason) -> None:
 
 
 class _Children:
-    """Makes (and caches) the compiled resume functions and callees one frame's entry calls."""
+    """Makes (and caches) the compiled resume functions and callees one frame's entry calls. Resume
+    functions are always cut from the origin's code, so a loop body reached from different frames (the
+    function itself, the body of an enclosing driven loop) is one resume function, captured once."""
 
-    def __init__(self, fn: types.FunctionType, compile_fn: Callable, children: dict) -> None:
-        self.fn, self.compile_fn, self.children = fn, compile_fn, children
-        self.ins = decode(fn.__code__)
+    def __init__(self, origin: types.FunctionType, compile_fn: Callable, children: dict) -> None:
+        self.fn, self.compile_fn, self.children = origin, compile_fn, children
+        self.ins = decode(origin.__code__)
 
     def callee(self, target: types.FunctionType) -> Any:
         key = ("callee", target)
@@ -76,84 +86,77 @@ class _Children:
             self.children[key] = self.compile_fn(target)
         return self.children[key]
 
-    def resume(self, index: int, layout: tuple[bool, ...], names: tuple[str, ...], drive: int | None) -> Any:
-        """Compiled resume function of fn at `index`, handing back at loop header `drive` (fn's indices)."""
+    def resume(self, index: int, layout: tuple[bool, ...], names: tuple[str, ...], drives: tuple[int, ...]) -> Any:
+        """Compiled resume function of the origin at `index`, handing back at the loop headers `drives`."""
         # Keyed by the function object: its globals and closure cells are baked into the resume function.
-        key = ("resume", self.fn, index, layout, names, drive)
+        key = ("resume", self.fn, index, layout, names, drives)
         if key not in self.children:
             raw, shift = resume_function(self.fn, index, layout, names)
             bytecode_log = log("bytecode")
             if bytecode_log.isEnabledFor(logging.DEBUG):
                 bytecode_log.debug("resume function %s:\n%s", raw.__qualname__, dis.Bytecode(raw).dis())
-            raw.__minidynamo_resume__ = ResumeInfo(index + shift, None if drive is None else drive + shift)
+            raw.__minidynamo_resume__ = ResumeInfo(index + shift, self.fn, shift, drives)
             self.children[key] = self.compile_fn(raw)
         return self.children[key]
 
-    def drive_of(self, index: int, drive: int | None) -> int | None:
-        """A resume point inside the driven loop keeps handing back to the same driver."""
-        if drive is None:
-            return None
-        loop = next(((s, e) for s, e in self.ins.loops if s == drive), None)
-        return drive if loop is not None and loop[0] <= index <= loop[1] else None
+    def enclosing(self, index: int) -> list[tuple[int, int]]:
+        """The loops around instruction `index`, innermost first."""
+        return [(s, e) for s, e in self.ins.loops if s <= index <= e]
 
 
-def drive_for(res: Any, body: Callable[[tuple], Any], exit_: Callable[[tuple], Any]) -> Any:
-    """Run the rest of a for-loop: FOR_ITER in plain Python, one captured body call per iteration."""
-    while type(res) is LoopState:
+def drive_for(res: Any, header: int, body: Callable[[tuple, int], Any], exit_: Callable[[tuple, int], Any]) -> Any:
+    """Run the rest of the for-loop at `header`: FOR_ITER in plain Python, one captured body call per
+    iteration. A state for another loop (an enclosing one) or a final result is passed on to the caller."""
+    while type(res) is LoopState and res.header == header:
         try:
-            item = next(res.iterator)
+            item = next(res.stack[-1])
         except StopIteration:
-            return exit_(res.names)(*res.values)
-        res = body(res.names)(res.iterator, item, *res.values)
+            return exit_(res.names, len(res.stack) - 1)(*res.stack[:-1], *res.values)
+        res = body(res.names, len(res.stack))(*res.stack, item, *res.values)
     return res
 
 
-def drive_while(res: Any, loop: Callable[[tuple], Any]) -> Any:
-    """Run the rest of a while-loop: one captured call per iteration, from the header (the test) on."""
-    while type(res) is LoopState:
-        res = loop(res.names)(*res.values)
+def drive_while(res: Any, header: int, loop: Callable[[tuple, int], Any]) -> Any:
+    """Run the rest of the while-loop at `header`: one captured call per iteration, from the test on."""
+    while type(res) is LoopState and res.header == header:
+        res = loop(res.names, len(res.stack))(*res.stack, *res.values)
     return res
 
 
-def _driver(kids: _Children, start: int, end: int, outer: int | None) -> Any:
-    """The driver for the loop [start, end] of kids.fn; `outer` is the loop fn itself hands back at."""
-    instr = kids.ins.instrs[start]
-    if instr.name == "FOR_ITER":
+def _driver(kids: _Children, start: int, outer: tuple[int, ...]) -> Any:
+    """The driver for the loop at header `start` of kids.fn; `outer` are the enclosing driven headers."""
+    drives = (start, *outer)
+    if kids.ins.instrs[start].name == "FOR_ITER":
         exit_index = kids.ins.targets[start] + pyversion.FOR_ITER_EXIT_SKIP
-        body = functools.lru_cache(None)(lambda names: kids.resume(start + 1, (True, True), names, start))
-        exit_ = functools.lru_cache(None)(
-            lambda names: kids.resume(exit_index, (), names, kids.drive_of(exit_index, outer)))
-        return functools.partial(drive_for, body=body, exit_=exit_)
-    loop = functools.lru_cache(None)(lambda names: kids.resume(start, (), names, start))
-    return functools.partial(drive_while, loop=loop)
+        body = functools.lru_cache(None)(
+            lambda names, depth: kids.resume(start + 1, (True,) * (depth + 1), names, drives))
+        exit_ = functools.lru_cache(None)(lambda names, depth: kids.resume(exit_index, (True,) * depth, names, outer))
+        return functools.partial(drive_for, header=start, body=body, exit_=exit_)
+    loop = functools.lru_cache(None)(lambda names, depth: kids.resume(start, (True,) * depth, names, drives))
+    return functools.partial(drive_while, header=start, loop=loop)
 
 
-def _continuation(kids: _Children, frame: Any, parts: Any, drive: int | None) -> str:
-    """The entry's last line: call the resume function, or start a driver for the loop the break is in."""
+def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_header: bool) -> str:
+    """The entry's last line: call the resume function; inside loops no driver runs yet, start one per
+    such loop level (innermost called first, each passing what it does not handle to the next)."""
     ctx = frame.ctx
-    k, index = frame.current, parts.resume_index
-    args = ", ".join(parts.stack_exprs + parts.local_exprs)
+    k, index = frame.current - info.shift, parts.resume_index - info.shift
     names = tuple(parts.local_names)
-    loop = kids.ins.innermost_loop(k)
-    if loop is None or loop[0] == drive:       # not in a loop, or in the loop this frame hands back at
-        resume = kids.resume(index, tuple(parts.layout), names, kids.drive_of(index, drive))
-        return f"return {ctx.bind(resume, 'resume')}({args})"
-    start, end = loop
-    if drive is not None and not any(s == drive and s <= start and end <= e for s, e in kids.ins.loops):
-        # A loop outside the one this frame hands back at: a driver here would nest once per outer
-        # iteration. This frame runs eagerly instead (to the end of the function: the driver accepts that).
-        raise CannotResume("a break in a loop enclosing the driven one")
-    driver = ctx.bind(_driver(kids, start, end, drive), "drive")
-    is_for = kids.ins.instrs[start].name == "FOR_ITER"
-    if k == start:                             # the header itself: a real iterator, or too many iterations
-        if (len(parts.layout) != (1 if is_for else 0)) or not all(parts.layout):
-            raise CannotResume("a loop header with extra stack items")
-        ctx.namespace.setdefault("___LoopState", LoopState)
-        iterator = parts.stack_exprs[0] if is_for else "None"
-        values = "".join(v + ", " for v in parts.local_exprs)
-        return f"return {driver}(___LoopState({names!r}, ({values}), {iterator}))"
-    first = kids.resume(index, tuple(parts.layout), names, start)
-    return f"return {driver}({ctx.bind(first, 'resume')}({args}))"
+    headers = [s for s, _ in kids.enclosing(k)]
+    driven = [s for s in headers if s in info.drives]
+    new = headers[:headers.index(driven[0])] if driven else headers      # loops inside the driven ones
+    args = ", ".join(parts.stack_exprs + parts.local_exprs)
+    drives = (*new, *driven)
+    if at_header:                  # a real iterator, or too many iterations: the loop's driver takes over
+        if not new or new[0] != k or not all(parts.layout):
+            raise CannotResume("a loop header the frame cannot hand to a driver")
+        result = loop_state_expr(ctx, k, list(names), parts.local_exprs, parts.stack_exprs)
+    else:
+        first = kids.resume(index, tuple(parts.layout), names, drives)
+        result = f"{ctx.bind(first, 'resume')}({args})"
+    for level, start in enumerate(new):
+        result = f"{ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')}({result})"
+    return f"return {result}"
 
 
 def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reason: BreakReason, *,
@@ -164,22 +167,21 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
     check_resumable(fn, reason)
     info = resume_info(fn)
     second = capture_function(fn, args, kwargs, name, tag=tag, stop_at=reason.root_stop, entry=info.entry,
-                              drive_at=info.drive_at, **limits)
+                              drives=info.own_drives, **limits)
     if second.frame is None:
         raise CannotResume("the second capture pass did not reach the break point")
     ctx = second.ctx
     ctx.distinctness_guards()
-    kids = _Children(fn, compile_fn, children)
-    k = second.frame.current
+    kids = _Children(info.origin, compile_fn, children)
+    k = second.frame.current - info.shift
     loop = kids.ins.innermost_loop(k)
     at_header = reason.category == BreakCategory.LOOP and loop is not None and loop[0] == k
     parts = prepare_break(ctx, second.frame, kids.callee, at_header)
-    last = _continuation(kids, second.frame, parts, info.drive_at)
+    last = _continuation(kids, second.frame, parts, info, at_header)
     return PartialCapture(ctx, finish_body(ctx, parts.em, parts.lines + [last]))
 
 
 def loop_back_body(fn: types.FunctionType, ctx: Any, frame: Any) -> EntryBody:
     """Entry body of a driven function that came back to its loop header; CannotResume if it cannot be built."""
-    is_for = decode(fn.__code__).instrs[frame.current].name == "FOR_ITER"
-    em, lines = prepare_loop_back(ctx, frame, is_for)
+    em, lines = prepare_loop_back(ctx, frame, frame.current - resume_info(fn).shift)
     return finish_body(ctx, em, lines)

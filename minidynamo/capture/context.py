@@ -220,8 +220,8 @@ class CaptureContext:
     def distinctness_guards(self) -> None:
         """Mutated objects must stay distinct from every other wrapped mutable of the same type; when the
         graph writes into arrays, its array inputs must stay distinct objects too (aliases share one input)."""
-        if self.mutating_nodes:
-            sources = [src for src, _ in self.inputs]
+        if self.mutating_nodes:      # numbers are immutable: whether two are one object does not matter
+            sources = [src for src, node in self.inputs if not isinstance(node.spec, PyScalarSpec)]
             for i, s1 in enumerate(sources):
                 for s2 in sources[i + 1:]:
                     self.guard([_same_object(s1, s2, False)])

@@ -41,7 +41,7 @@ class Frame:
         self.yields: list[Var] | None = None  # a generator's frame collects what it yields here
         self.visits: dict[int, int] = {}   # instruction index -> times reached (unrolled loops revisit)
         self.stop_at: tuple[int, int] | None = None   # (index, visit): stop before it (restart after a break)
-        self.drive_at: int | None = None   # loop header where a driven resume function hands back to its driver
+        self.drives: frozenset[int] = frozenset()   # loop headers where a driven function hands back to a driver
         self.entry: int = 0                 # where execution starts (a resume function's jump target)
         self.loop_starts = {s for s, _ in self.ins.loops}
 

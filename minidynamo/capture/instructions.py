@@ -38,9 +38,13 @@ class Instructions:
 
     @property
     def loops(self) -> list[tuple[int, int]]:
-        """(start, end) index ranges of loops: a backward jump at `end` to `start`, innermost first."""
-        spans = [(t, i) for i, t in self.targets.items() if t <= i]
-        return sorted(spans, key=lambda span: span[1] - span[0])
+        """(start, end) index ranges of loops: `start` is the target of backward jumps, the last of which
+        (the loop's end; the others are `continue`s) is at `end`. Innermost first."""
+        ends: dict[int, int] = {}
+        for i, t in self.targets.items():
+            if t <= i:
+                ends[t] = max(i, ends.get(t, i))
+        return sorted(ends.items(), key=lambda span: span[1] - span[0])
 
     def innermost_loop(self, index: int) -> tuple[int, int] | None:
         return next(((s, e) for s, e in self.loops if s <= index <= e), None)

@@ -71,13 +71,13 @@ def run_frame(frame: Frame) -> Var:
 
 
 def _at_loop_start(frame: Frame, visit: int) -> None:
-    """A driven frame hands back to its driver when it comes round to its loop's header again; any loop
-    that has run `unroll_limit` iterations is handed to a driver in plain Python."""
-    if frame.ip == frame.drive_at and (frame.ip != frame.entry or visit > 1):
+    """A driven frame hands back to a driver when it comes round to one of the driven loops' headers; any
+    loop that has run `unroll_limit` iterations is handed to a driver in plain Python."""
+    if frame.ip in frame.drives and (frame.ip != frame.entry or visit > 1):
         raise _LoopBack()
     if visit > frame.ctx.unroll_limit:
-        raise unsupported(BreakCategory.LOOP, f"loop ran {frame.ctx.unroll_limit} iterations during capture; the rest is "
-                                "run by a loop driver calling a captured body")
+        raise unsupported(BreakCategory.LOOP, f"loop ran {frame.ctx.unroll_limit} iterations during capture; "
+                          "the rest is run by a loop driver calling a captured body")
 
 
 def _locate(reason: BreakReason, frame: Frame) -> None:
@@ -96,7 +96,7 @@ def _locate(reason: BreakReason, frame: Frame) -> None:
 def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: str, *, tag: str,
                      inline_limit: int, max_steps: int, unroll_limit: int = 64,
                      stop_at: tuple[int, int] | None = None, entry: int = 0,
-                     drive_at: int | None = None, dynamic: frozenset[str] = frozenset()) -> Captured:
+                     drives: tuple[int, ...] = (), dynamic: frozenset[str] = frozenset()) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again."""
     ctx = CaptureContext(name, tag)
@@ -113,7 +113,7 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
     closure = [CellBox(real=c) for c in (fn.__closure__ or ())]
     try:
         frame = Frame(ctx, fn.__code__, locals_, closure, fn.__globals__, fn.__qualname__)
-        frame.stop_at, frame.entry, frame.drive_at = stop_at, entry, drive_at
+        frame.stop_at, frame.entry, frame.drives = stop_at, entry, frozenset(drives)
         result = run_frame(frame)
     except _Stop:
         return Captured(ctx, None, frame)

@@ -167,13 +167,14 @@ def _opname(sym: str) -> str:
 
 
 class LoopState:
-    """What a driven resume function returns when it arrives back at its loop's header: the live locals
-    (and, for a for-loop, the iterator), handed to the driver that runs the next iteration."""
+    """What a driven resume function returns when it arrives at the header of a driven loop: which loop
+    (`header`, an instruction index of the original function), the live locals, and the stack there (the
+    iterators of the for-loops around it, the loop's own last), handed to that loop's driver."""
 
-    __slots__ = ("names", "values", "iterator")
+    __slots__ = ("header", "names", "values", "stack")
 
-    def __init__(self, names: tuple[str, ...], values: tuple, iterator: Any = None) -> None:
-        self.names, self.values, self.iterator = names, values, iterator
+    def __init__(self, header: int, names: tuple[str, ...], values: tuple, stack: tuple) -> None:
+        self.header, self.names, self.values, self.stack = header, names, values, stack
 
 
 @dataclass
@@ -212,18 +213,22 @@ def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[
     return BreakParts(em, temps + writes + run_lines, frame.current + offset, layout, stack_exprs, names, values)
 
 
-def prepare_loop_back(ctx: CaptureContext, frame: Frame, is_for: bool) -> tuple[BreakEmitter, list[str]]:
-    """A driven resume function arrived back at its loop header: return a LoopState to the driver."""
+def prepare_loop_back(ctx: CaptureContext, frame: Frame, header: int) -> tuple[BreakEmitter, list[str]]:
+    """A driven resume function arrived at a driven loop's header (`header` in the original function's
+    numbering): return a LoopState to that loop's driver."""
     em = BreakEmitter(ctx, lambda fn: fn)
     temps, writes = writeback_lines(ctx, em)
-    stack = frame.stack
-    if len(stack) != (1 if is_for else 0) or (is_for and stack[0] is None):
-        raise CannotResume(f"loop header reached with {len(stack)} stack items")
-    iterator = em.value(stack[0]) if is_for else "None"
+    if any(v is None for v in frame.stack):
+        raise CannotResume("a loop header with a NULL stack slot")
     names, values = _live_locals(frame, em, frame.current)
-    ctx.namespace.setdefault("___LoopState", LoopState)
-    state = f"___LoopState({tuple(names)!r}, ({''.join(v + ', ' for v in values)}), {iterator})"
+    state = loop_state_expr(ctx, header, names, values, [em.value(v) for v in frame.stack])
     return em, temps + writes + [f"return {state}"]
+
+
+def loop_state_expr(ctx: CaptureContext, header: int, names: list[str], values: list[str], stack: list[str]) -> str:
+    ctx.namespace.setdefault("___LoopState", LoopState)
+    return f"___LoopState({header}, {tuple(names)!r}, ({''.join(v + ', ' for v in values)}), " \
+           f"({''.join(v + ', ' for v in stack)}))"
 
 
 def finish_body(ctx: CaptureContext, em: BreakEmitter, lines: list[str]) -> EntryBody:

@@ -147,7 +147,8 @@ def _next(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> V
 
 @builtin(range)
 def _range(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    raise unsupported(BreakCategory.DATA_DEPENDENT, "range() bound is not a Python constant (it comes from array values)")
+    raise unsupported(BreakCategory.DATA_DEPENDENT,
+                      "range() bound is not a Python constant (it comes from array values)")
 
 
 @builtin(abs)

@@ -21,11 +21,10 @@ from .cache import Entry, FunctionCache
 from .capture.breaks import BreakCategory, BreakReason
 from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
-from .errors import GraphBreak, GraphBreakError, InternalError
+from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .guards import GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .partial import capture_around_break, loop_back_body, resume_info
-from .stitch.resume import CannotResume
 from .stitch.stitched import build_body, written_inputs
 from .callables import Target, resolve
 from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed

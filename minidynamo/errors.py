@@ -51,3 +51,8 @@ class GraphBreak(Exception):
 
 class Unsupported(GraphBreak):
     """A GraphBreak caused by something capture does not handle yet (as opposed to one it must make)."""
+
+
+class CannotResume(Exception):
+    """A break capture cannot stitch around (no plain-Python form of the instruction, cells, generators,
+    a loop header it cannot hand to a driver): the frame runs eagerly, with this as the reason."""

@@ -29,7 +29,8 @@ from .capture.breaks import BreakCategory, BreakReason
 from .capture.instructions import decode
 from .capture.interpreter import capture_function
 from .stitch.breaking import LoopState, finish_body, loop_state_expr, prepare_break, prepare_loop_back
-from .stitch.resume import CannotResume, resume_function
+from .errors import CannotResume
+from .stitch.resume import resume_function
 from .report import log
 from .stitch.stitched import EntryBody
 

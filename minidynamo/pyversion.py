@@ -17,6 +17,22 @@ SUPPORTED: Final = (3, 11) <= VERSION <= (3, 13)
 
 # 3.13: CALL sees [callable, self_or_null, *args]; 3.11-3.12: [null_or_method, callable_or_self, *args].
 NULL_AFTER_CALLABLE: Final = VERSION >= (3, 13)
+
+
+def call_slots(fn: object, self_or_null: object = None) -> tuple[object, object]:
+    """The two stack slots under a call's arguments, bottom first, for `fn` called with `self_or_null`
+    (None: a NULL slot, a plain call). A method with its self is [method, self] on every version."""
+    if self_or_null is not None or NULL_AFTER_CALLABLE:
+        return fn, self_or_null
+    return None, fn
+
+
+def read_call_slots(bottom: object, top: object) -> tuple[object, object]:
+    """(callable, self or None) from the two stack slots under a call's arguments (inverse of call_slots)."""
+    if bottom is None and not NULL_AFTER_CALLABLE:
+        return top, None
+    return bottom, top
+
 # 3.11: PRECALL n precedes CALL n; 3.12 dropped PRECALL.
 HAS_PRECALL: Final = VERSION < (3, 12)
 # 3.13 replaced KW_NAMES + CALL with CALL_KW (the names tuple is a stack value).

@@ -1,5 +1,6 @@
 """The entry body of a frame that breaks: run the graph captured so far, write back side effects, execute
-the breaking instruction as plain Python, and continue in a resume function. Imports capture and stitch.
+the breaking instruction as plain Python (its plain form, registered next to its handler in
+capture/handlers), and continue in a resume function. Imports capture and stitch.
 
 `build_break_body(ctx, frame, resume_for)` takes the root frame stopped *before* the breaking instruction
 (capture restarts and stops there, so nothing of it is half applied) and returns an EntryBody whose last
@@ -16,20 +17,17 @@ from typing import Any, Callable
 
 from bytecode import Instr
 
-from .. import pyversion
 from ..capture.context import CaptureContext
 from ..capture.frame import Frame
+from ..capture.handlers import PLAIN, Plain
 from ..capture.variables.array import ArrayMethodVar
 from ..capture.variables.base import MethodVar, Var
 from ..capture.variables.functions import BoundMethodVar, UserFunctionVar
 from ..capture.variables.objects import UserObjectVar
 from ..capture.liveness import is_live
-from .resume import STACK_PREFIX, CannotResume
+from ..errors import CannotResume
+from .resume import STACK_PREFIX
 from .stitched import EntryBody, Emitter, writeback_lines
-
-_BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "//": "//", "%": "%", "**": "**", "@": "@", "&": "&",
-           "|": "|", "^": "^", "<<": "<<", ">>": ">>"}
-_COMPARE = {"LT": "<", "LE": "<=", "EQ": "==", "NE": "!=", "GT": ">", "GE": ">="}
 
 
 class BreakEmitter(Emitter):
@@ -75,95 +73,12 @@ def _class_function(obj: Var, name: str) -> types.FunctionType | None:
     return static if isinstance(static, types.FunctionType) else None
 
 
-def _call_parts(stack: list, argc: int, kw_names: tuple[str, ...], em: BreakEmitter) -> tuple[int, str]:
-    """(items consumed, call expression) for CALL-like instructions over the symbolic stack."""
-    values = stack[len(stack) - argc:]
-    a, b = stack[len(stack) - argc - 2], stack[len(stack) - argc - 1]
-    if pyversion.NULL_AFTER_CALLABLE:
-        fn, lead = a, ([] if b is None else [b])
-    else:
-        fn, lead = (b, []) if a is None else (a, [b])
-    n_pos = argc - len(kw_names)
-    args = [em.value(v) for v in lead + values[:n_pos]]
-    args += [f"{k}={em.value(v)}" for k, v in zip(kw_names, values[n_pos:])]
-    return argc + 2, f"{em.callee(fn)}({', '.join(args)})"
-
-
-def execute(frame: Frame, instr: Instr, em: BreakEmitter) -> tuple[int, list[str | None], list[str], int]:
-    """How to run `instr` in plain Python: (stack items consumed, pushed expressions (None = NULL),
-    lines, resume offset from the instruction: 1 = after it, 0 = at it again)."""
-    s, name, arg = frame.stack, instr.name, instr.arg
-    top = lambda i=1: em.value(s[-i])  # noqa: E731
-    if name == "CALL":
-        n, expr = _call_parts(s, arg, frame.kw_names, em)
-        return n, ["___r"], [f"___r = {expr}"], 1
-    if name == "CALL_KW":
-        names = s[-1].as_constant()
-        n, expr = _call_parts(s[:-1], arg, tuple(names), em)
-        return n + 1, ["___r"], [f"___r = {expr}"], 1
-    if name == "CALL_FUNCTION_EX":
-        kw = f", **{top()}" if arg & 1 else ""
-        star = top(2) if arg & 1 else top()
-        base = 2 if arg & 1 else 1
-        fn_slot, null_slot = (s[-base - 2], s[-base - 1]) if pyversion.NULL_AFTER_CALLABLE else \
-            (s[-base - 1], s[-base - 2])
-        if null_slot is not None:
-            raise CannotResume("CALL_FUNCTION_EX with a bound self")
-        return base + 2, ["___r"], [f"___r = {em.callee(fn_slot)}(*{star}{kw})"], 1
-    if name == "TO_BOOL":
-        return 1, ["___r"], [f"___r = bool({top()})"], 1
-    if name.startswith("POP_JUMP") and ("TRUE" in name or "FALSE" in name):
-        return 1, ["___r"], [f"___r = bool({top()})"], 0      # the jump runs again, on a Python bool
-    if name == "COMPARE_OP":
-        op = _COMPARE[arg.name.removesuffix("_CAST")]
-        expr = f"({top(2)} {op} {top()})"
-        return 2, ["___r"], [f"___r = {'bool' if arg.name.endswith('_CAST') else ''}{expr}"], 1
-    if name == "BINARY_OP":
-        from ..capture.handlers.arith import BINARY_SYMBOLS
-        sym = BINARY_SYMBOLS[arg]
-        fn = f"___operator.i{_opname(sym[:-1])}" if sym.endswith("=") else None
-        em.ctx.namespace.setdefault("___operator", __import__("operator"))
-        expr = f"{fn}({top(2)}, {top()})" if fn else f"({top(2)} {sym} {top()})"
-        return 2, ["___r"], [f"___r = {expr}"], 1
-    if name == "BINARY_SUBSCR":
-        return 2, ["___r"], [f"___r = {top(2)}[{top()}]"], 1
-    if name == "STORE_SUBSCR":
-        return 3, [], [f"{top(2)}[{top()}] = {top(3)}"], 1
-    if name == "IS_OP":
-        return 2, ["___r"], [f"___r = ({top(2)} {'is not' if arg else 'is'} {top()})"], 1
-    if name == "CONTAINS_OP":
-        return 2, ["___r"], [f"___r = ({top(2)} {'not in' if arg else 'in'} {top()})"], 1
-    if name in ("UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_NOT"):
-        op = {"UNARY_NEGATIVE": "-", "UNARY_INVERT": "~", "UNARY_NOT": "not "}[name]
-        return 1, ["___r"], [f"___r = {op}{top()}"], 1
-    if name == "BEFORE_WITH":
-        em.ctx.namespace.setdefault("___enter_context", enter_context)
-        return 1, ["___x", "___r"], [f"___x, ___r = ___enter_context({top()})"], 1
-    if name == "GET_ITER":
-        return 1, ["___r"], [f"___r = iter({top()})"], 1
-    if name == "UNPACK_SEQUENCE":
-        names = [f"___u{i}" for i in range(arg)]
-        return 1, list(reversed(names)), [f"{', '.join(names)}, = {top()}"], 1
-    raise CannotResume(f"cannot continue after {name} in plain Python yet")
-
-
-def enter_context(mgr: Any) -> tuple[Any, Any]:
-    """What BEFORE_WITH does: look up __enter__ and __exit__ on the type, bind __exit__, call __enter__.
-    Returns (bound __exit__, __enter__'s result), the two values BEFORE_WITH pushes."""
-    cls = type(mgr)
-    try:
-        enter, exit_ = cls.__enter__, cls.__exit__
-    except AttributeError:
-        with mgr:        # not a context manager: let CPython raise its own TypeError, message included
-            pass
-        raise
-    bound_exit = exit_.__get__(mgr, cls) if hasattr(exit_, "__get__") else exit_
-    return bound_exit, enter(mgr)
-
-
-def _opname(sym: str) -> str:
-    return {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
-            "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift", ">>": "rshift"}[sym]
+def execute(frame: Frame, instr: Instr, em: BreakEmitter) -> Plain:
+    """How to run `instr` in plain Python: its plain form, registered next to its handler."""
+    form = PLAIN.get(instr.name)
+    if form is None:
+        raise CannotResume(f"cannot continue after {instr.name} in plain Python yet")
+    return form(frame, instr, em)
 
 
 class LoopState:
@@ -205,7 +120,8 @@ def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[
     em = BreakEmitter(ctx, compiled_callee)
     temps, writes = writeback_lines(ctx, em)
     instr = frame.ins.instrs[frame.current]
-    consumed, pushed, run_lines, offset = (0, [], [], 0) if at_loop_header else execute(frame, instr, em)
+    step = Plain(0, [], [], 0) if at_loop_header else execute(frame, instr, em)
+    consumed, pushed, run_lines, offset = step.consumed, step.pushed, step.lines, step.offset
     kept = frame.stack[:len(frame.stack) - consumed]
     layout = [v is not None for v in kept] + [p is not None for p in pushed]
     stack_exprs = [em.value(v) for v in kept if v is not None] + [p for p in pushed if p is not None]

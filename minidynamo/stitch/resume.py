@@ -16,14 +16,11 @@ from bytecode import Instr, Label
 
 from .. import emit, pyversion
 from ..capture.instructions import decode
+from ..errors import CannotResume
 
 _HEAD_OPS = {"COPY_FREE_VARS", "MAKE_CELL", "RESUME", "NOP"}
 STACK_PREFIX = "___stack"    # names of stack arguments; only the (then dead) prefix reads them
 _cache: dict[tuple, types.CodeType] = {}
-
-
-class CannotResume(Exception):
-    """This code cannot be resumed at that instruction (cells, generators); the frame runs eagerly."""
 
 
 def _split_items(code: types.CodeType) -> list:

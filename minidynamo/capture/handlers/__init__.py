@@ -1,5 +1,8 @@
-"""Opcode handlers: `HANDLERS[opname] -> fn(frame, instr)`, filled by the family modules below, and
-`UNSUPPORTED[opname] -> reason` for opcodes capture leaves to plain Python.
+"""Opcode handlers: `HANDLERS[opname] -> fn(frame, instr)`, filled by the family modules below,
+`UNSUPPORTED[opname] -> reason` for opcodes capture leaves to plain Python, and `PLAIN[opname] ->
+fn(frame, instr, em) -> Plain`: how the instruction runs as plain Python when a graph breaks at it (the
+entry runs it after the graph, then continues in a resume function). Each plain form sits next to its
+opcode's handler; `em` spells Vars as expressions (`em.value(var)`, `em.callee(var)`, `em.constant(obj)`).
 
 Imports capture.frame (for types), pyversion and the family modules. A handler is registered with
 `@handler("OPNAME", since=(3, 12), until=(3, 13))`; registrations outside the running version are skipped,
@@ -10,6 +13,7 @@ function is named after its opcode (snake_case, with an optional `_3_11`-style s
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Callable
 
 from ... import pyversion
@@ -17,6 +21,24 @@ from ... import pyversion
 Handler = Callable[..., None]
 HANDLERS: dict[str, Handler] = {}
 UNSUPPORTED: dict[str, str] = {}
+PLAIN: dict[str, Callable[..., "Plain"]] = {}
+
+
+@dataclass
+class Plain:
+    """An instruction as plain Python: the stack items it consumes, the expressions it pushes (None: a
+    NULL slot), the lines computing them, and where execution goes on (1: after it; 0: at it again, as
+    a conditional jump does on the Python bool computed here)."""
+
+    consumed: int
+    pushed: list[str | None] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    offset: int = 1
+
+
+def result(consumed: int, expr: str) -> Plain:
+    """The common form: pop `consumed` items, push `___r = expr`."""
+    return Plain(consumed, ["___r"], [f"___r = {expr}"])
 
 
 def handler(*opnames: str, since: tuple[int, int] | None = None,
@@ -38,9 +60,23 @@ def handler(*opnames: str, since: tuple[int, int] | None = None,
     return deco
 
 
+def plain_form(*opnames: str, since: tuple[int, int] | None = None,
+               until: tuple[int, int] | None = None) -> Callable[[Callable], Callable]:
+    """Register the plain-Python form of each opname on the Python versions in [since, until]."""
+
+    def deco(fn: Callable) -> Callable:
+        if pyversion.in_range(since, until):
+            for name in opnames:
+                PLAIN[name] = fn
+        return fn
+
+    return deco
+
+
 def unsupported_opcodes(reason: str, *opnames: str) -> None:
     for name in opnames:
         UNSUPPORTED[name] = reason
 
 
-from . import arith, call, compare, containers, functions, jumps, load_store, stack, unsupported  # noqa: E402,F401
+from . import (arith, call, compare, containers, context_managers, functions, jumps,  # noqa: E402,F401
+               load_store, stack, unsupported)

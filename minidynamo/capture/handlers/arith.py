@@ -3,15 +3,18 @@ CALL_INTRINSIC_1, formatting opcodes."""
 
 from __future__ import annotations
 
+import operator
+
 from bytecode import BinaryOp, Instr
 
+from ..breaks import BreakCategory
 from ..frame import Frame
 from ..variables.base import unsupported
-from ..variables.const import ConstVar, fold
-from ..variables.containers import TupleVar, wrap_constant
+from ..variables.const import ConstVar
+from ..variables.containers import TupleVar
 from ..variables.operators import binary_op as apply_binary_op, not_op, unary_op
-from . import handler
-from ..breaks import BreakCategory
+from ..variables.strings import CONVERSIONS, format_value as apply_format, join_strings
+from . import Plain, handler, plain_form, result
 
 # BinaryOp enum -> Python operator symbol (in-place forms end in "=").
 BINARY_SYMBOLS = {
@@ -35,6 +38,26 @@ def binary_op(frame: Frame, inst: Instr) -> None:
         raise unsupported(BreakCategory.UNSUPPORTED, f"binary operator {inst.arg!r}")
     rhs, lhs = frame.pop(), frame.pop()
     frame.push(apply_binary_op(frame, sym, lhs, rhs))
+
+
+_INPLACE = {"+=": "iadd", "-=": "isub", "*=": "imul", "/=": "itruediv", "//=": "ifloordiv", "%=": "imod",
+            "**=": "ipow", "@=": "imatmul", "&=": "iand", "|=": "ior", "^=": "ixor", "<<=": "ilshift",
+            ">>=": "irshift"}
+
+
+@plain_form("BINARY_OP")
+def binary_op_plain(frame: Frame, inst: Instr, em) -> Plain:
+    sym = BINARY_SYMBOLS[inst.arg]
+    lhs, rhs = em.value(frame.stack[-2]), em.value(frame.stack[-1])
+    if sym in _INPLACE:       # `a += b` keeps its in-place protocol: operator.iadd
+        return result(2, f"{em.constant(getattr(operator, _INPLACE[sym]))}({lhs}, {rhs})")
+    return result(2, f"({lhs} {sym} {rhs})")
+
+
+@plain_form("UNARY_NEGATIVE", "UNARY_INVERT", "UNARY_NOT")
+def unary_plain(frame: Frame, inst: Instr, em) -> Plain:
+    op = {"UNARY_NEGATIVE": "-", "UNARY_INVERT": "~", "UNARY_NOT": "not "}[inst.name]
+    return result(1, f"{op}{em.value(frame.stack[-1])}")
 
 
 @handler("UNARY_NEGATIVE")
@@ -68,6 +91,11 @@ def to_bool(frame: Frame, inst: Instr) -> None:
     frame.push(ConstVar(frame.pop().as_bool(frame)))
 
 
+@plain_form("TO_BOOL", since=(3, 13))
+def to_bool_plain(frame: Frame, inst: Instr, em) -> Plain:
+    return result(1, f"bool({em.value(frame.stack[-1])})")
+
+
 # https://docs.python.org/3.12/library/dis.html#opcode-CALL_INTRINSIC_1
 @handler("CALL_INTRINSIC_1", since=(3, 12))
 def call_intrinsic_1(frame: Frame, inst: Instr) -> None:
@@ -88,11 +116,22 @@ def binary_subscr(frame: Frame, inst: Instr) -> None:
     frame.push(container.getitem(frame, key))
 
 
+@plain_form("BINARY_SUBSCR")
+def binary_subscr_plain(frame: Frame, inst: Instr, em) -> Plain:
+    return result(2, f"{em.value(frame.stack[-2])}[{em.value(frame.stack[-1])}]")
+
+
 @handler("STORE_SUBSCR")
 def store_subscr(frame: Frame, inst: Instr) -> None:
     # (value, container, key -- )
     key, container, value = frame.pop(), frame.pop(), frame.pop()
     container.setitem(frame, key, value)
+
+
+@plain_form("STORE_SUBSCR")
+def store_subscr_plain(frame: Frame, inst: Instr, em) -> Plain:
+    value, container, key = (em.value(v) for v in frame.stack[-3:])
+    return Plain(3, [], [f"{container}[{key}] = {value}"])
 
 
 @handler("DELETE_SUBSCR")
@@ -124,37 +163,80 @@ def _slice(start, stop):
     return SliceVar(start, stop, ConstVar(None))
 
 
+_CONVERSIONS = {0: None, 1: "str", 2: "repr", 3: "ascii"}
+
+
+def _format_value_arg(inst: Instr) -> tuple[str | None, bool]:
+    """FORMAT_VALUE's oparg (3.11/3.12): the conversion in bits 0-1, bit 2 set when a spec is on the stack."""
+    return _CONVERSIONS[inst.arg & 0x03], bool(inst.arg & 0x04)
+
+
+# https://docs.python.org/3.12/library/dis.html#opcode-FORMAT_VALUE
 @handler("FORMAT_VALUE", until=(3, 12))
 def format_value(frame: Frame, inst: Instr) -> None:
-    # ([spec], value -- str)   f-string piece; arg says conversion and whether a spec is on the stack
-    flags = inst.arg
-    spec = frame.pop().as_constant() if flags & 0x04 else ""
-    value = frame.pop().as_constant()
-    conv = {0: None, 1: str, 2: repr, 3: ascii}[flags & 0x03]
-    frame.push(fold(frame, format, conv(value) if conv else value, spec))
+    # ([spec], value -- str)   f-string piece; an array's text is made in the entry (variables/strings.py)
+    conversion, has_spec = _format_value_arg(inst)
+    spec = frame.pop() if has_spec else ConstVar("")
+    frame.push(apply_format(frame, frame.pop(), conversion, spec))
 
 
+def _plain_format(value: str, conversion: str | None, spec: str, em) -> str:
+    if conversion is not None:
+        value = f"{em.constant(CONVERSIONS[conversion])}({value})"
+    return f"{em.constant(format)}({value}, {spec})"
+
+
+@plain_form("FORMAT_VALUE", until=(3, 12))
+def format_value_plain(frame: Frame, inst: Instr, em) -> Plain:
+    conversion, has_spec = _format_value_arg(inst)
+    s = frame.stack
+    spec = em.value(s[-1]) if has_spec else "''"
+    value = em.value(s[-2] if has_spec else s[-1])
+    return result(2 if has_spec else 1, _plain_format(value, conversion, spec, em))
+
+
+# https://docs.python.org/3.13/library/dis.html#opcode-CONVERT_VALUE
 @handler("CONVERT_VALUE", since=(3, 13))
 def convert_value(frame: Frame, inst: Instr) -> None:
-    # (value -- converted)
-    conv = {1: str, 2: repr, 3: ascii}[int(inst.arg)]
-    frame.push(fold(frame, conv, frame.pop().as_constant()))
+    # (value -- str(value) / repr(value) / ascii(value))
+    frame.push(apply_format(frame, frame.pop(), _CONVERSIONS[int(inst.arg)], ConstVar("")))
+
+
+@plain_form("CONVERT_VALUE", since=(3, 13))
+def convert_value_plain(frame: Frame, inst: Instr, em) -> Plain:
+    return result(1, _plain_format(em.value(frame.stack[-1]), _CONVERSIONS[int(inst.arg)], "''", em))
 
 
 @handler("FORMAT_SIMPLE", since=(3, 13))
 def format_simple(frame: Frame, inst: Instr) -> None:
     # (value -- str)
-    frame.push(fold(frame, format, frame.pop().as_constant(), ""))
+    frame.push(apply_format(frame, frame.pop(), None, ConstVar("")))
+
+
+@plain_form("FORMAT_SIMPLE", since=(3, 13))
+def format_simple_plain(frame: Frame, inst: Instr, em) -> Plain:
+    return result(1, _plain_format(em.value(frame.stack[-1]), None, "''", em))
 
 
 @handler("FORMAT_WITH_SPEC", since=(3, 13))
 def format_with_spec(frame: Frame, inst: Instr) -> None:
     # (value, spec -- str)
     spec, value = frame.pop(), frame.pop()
-    frame.push(fold(frame, format, value.as_constant(), spec.as_constant()))
+    frame.push(apply_format(frame, value, None, spec))
+
+
+@plain_form("FORMAT_WITH_SPEC", since=(3, 13))
+def format_with_spec_plain(frame: Frame, inst: Instr, em) -> Plain:
+    return result(2, _plain_format(em.value(frame.stack[-2]), None, em.value(frame.stack[-1]), em))
 
 
 @handler("BUILD_STRING")
 def build_string(frame: Frame, inst: Instr) -> None:
     # (pieces... -- str)
-    frame.push(wrap_constant("".join(p.as_constant() for p in frame.popn(inst.arg))))
+    frame.push(join_strings(frame.popn(inst.arg)))
+
+
+@plain_form("BUILD_STRING")
+def build_string_plain(frame: Frame, inst: Instr, em) -> Plain:
+    pieces = "".join(em.value(p) + ", " for p in frame.stack[len(frame.stack) - inst.arg:])
+    return result(inst.arg, f"''.join(({pieces}))")

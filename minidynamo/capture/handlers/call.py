@@ -5,20 +5,30 @@ from __future__ import annotations
 from bytecode import Instr
 
 from ... import pyversion
+from ...errors import CannotResume
+from ..breaks import BreakCategory
 from ..frame import Frame
 from ..variables.base import Var, unsupported
 from ..variables.containers import DictVar
-from . import handler
-from ..breaks import BreakCategory
+from . import Plain, handler, plain_form, result
 
 
 def _pop_callable(frame: Frame) -> tuple[Var, list[Var]]:
     """Pop the callable and its NULL/self slot; returns (callable, leading args)."""
-    if pyversion.NULL_AFTER_CALLABLE:          # 3.13: [callable, self_or_null]
-        self_or_null, fn = frame.pop(), frame.pop()
-        return fn, [] if self_or_null is None else [self_or_null]
-    second, first = frame.pop(), frame.pop()   # 3.11/3.12: [null_or_method, callable_or_self]
-    return (second, []) if first is None else (first, [second])
+    top, bottom = frame.pop(), frame.pop()
+    fn, self_or_null = pyversion.read_call_slots(bottom, top)
+    return fn, [] if self_or_null is None else [self_or_null]
+
+
+def _plain_call(stack: list, argc: int, kw_names: tuple[str, ...], em) -> tuple[int, str]:
+    """(items consumed, call expression) of a CALL over the symbolic stack `stack`."""
+    values = stack[len(stack) - argc:]
+    fn, self_or_null = pyversion.read_call_slots(stack[len(stack) - argc - 2], stack[len(stack) - argc - 1])
+    lead = [] if self_or_null is None else [self_or_null]
+    n_pos = argc - len(kw_names)
+    args = [em.value(v) for v in lead + values[:n_pos]]
+    args += [f"{k}={em.value(v)}" for k, v in zip(kw_names, values[n_pos:])]
+    return argc + 2, f"{em.callee(fn)}({', '.join(args)})"
 
 
 def do_call(frame: Frame, argc: int, kw_names: tuple[str, ...]) -> None:
@@ -37,6 +47,11 @@ def call(frame: Frame, inst: Instr) -> None:
     do_call(frame, inst.arg, kw_names)
 
 
+@plain_form("CALL")
+def call_plain(frame: Frame, inst: Instr, em) -> Plain:
+    return result(*_plain_call(frame.stack, inst.arg, frame.kw_names, em))
+
+
 # https://docs.python.org/3.12/library/dis.html#opcode-KW_NAMES
 @handler("KW_NAMES", until=(3, 12))
 def kw_names(frame: Frame, inst: Instr) -> None:
@@ -52,11 +67,22 @@ def call_kw(frame: Frame, inst: Instr) -> None:
     do_call(frame, inst.arg, tuple(names))
 
 
+@plain_form("CALL_KW", since=(3, 13))
+def call_kw_plain(frame: Frame, inst: Instr, em) -> Plain:
+    n, expr = _plain_call(frame.stack[:-1], inst.arg, tuple(frame.stack[-1].as_constant()), em)
+    return result(n + 1, expr)
+
+
+def _has_kwargs(inst: Instr) -> bool:
+    """CALL_FUNCTION_EX's oparg: bit 0 says a kwargs mapping is on the stack above the args tuple."""
+    return bool(inst.arg & 1)
+
+
 # https://docs.python.org/3.13/library/dis.html#opcode-CALL_FUNCTION_EX
 @handler("CALL_FUNCTION_EX")
 def call_function_ex(frame: Frame, inst: Instr) -> None:
     # (callable slots, args_tuple, [kwargs_dict] -- result)
-    kwargs_var = frame.pop() if inst.arg & 1 else None
+    kwargs_var = frame.pop() if _has_kwargs(inst) else None
     args = frame.pop().iterate(frame)
     fn, lead = _pop_callable(frame)
     kwargs: dict[str, Var] = {}
@@ -66,3 +92,15 @@ def call_function_ex(frame: Frame, inst: Instr) -> None:
         for key in kwargs_var.iterate(frame):
             kwargs[key.as_constant()] = kwargs_var.getitem(frame, key)
     frame.push(fn.call(frame, lead + args, kwargs))
+
+
+@plain_form("CALL_FUNCTION_EX")
+def call_function_ex_plain(frame: Frame, inst: Instr, em) -> Plain:
+    s = frame.stack
+    above = 2 if _has_kwargs(inst) else 1          # the args tuple, and the kwargs mapping if any
+    fn, self_or_null = pyversion.read_call_slots(s[-above - 2], s[-above - 1])
+    if self_or_null is not None:
+        raise CannotResume("CALL_FUNCTION_EX with a bound self")
+    star = em.value(s[-above])
+    kw = f", **{em.value(s[-1])}" if _has_kwargs(inst) else ""
+    return result(above + 2, f"{em.callee(fn)}(*{star}{kw})")

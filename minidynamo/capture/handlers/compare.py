@@ -7,7 +7,7 @@ from bytecode import Instr
 from ..frame import Frame
 from ..variables.const import ConstVar
 from ..variables.operators import binary_op, contains_op as apply_contains, is_op as apply_is
-from . import handler
+from . import Plain, handler, plain_form, result
 
 _SYMBOLS = {"LT": "<", "LE": "<=", "EQ": "==", "NE": "!=", "GT": ">", "GE": ">="}
 
@@ -24,6 +24,14 @@ def compare_op(frame: Frame, inst: Instr) -> None:
     frame.push(result)
 
 
+@plain_form("COMPARE_OP")
+def compare_op_plain(frame: Frame, inst: Instr, em) -> Plain:
+    name = inst.arg.name
+    lhs, rhs = em.value(frame.stack[-2]), em.value(frame.stack[-1])
+    expr = f"({lhs} {_SYMBOLS[name.removesuffix('_CAST')]} {rhs})"
+    return result(2, f"bool{expr}" if name.endswith("_CAST") else expr)
+
+
 @handler("IS_OP")
 def is_op(frame: Frame, inst: Instr) -> None:
     # (lhs, rhs -- lhs is rhs)   arg 1 means `is not`
@@ -31,8 +39,20 @@ def is_op(frame: Frame, inst: Instr) -> None:
     frame.push(apply_is(frame, lhs, rhs, bool(inst.arg)))
 
 
+@plain_form("IS_OP")
+def is_op_plain(frame: Frame, inst: Instr, em) -> Plain:
+    lhs, rhs = em.value(frame.stack[-2]), em.value(frame.stack[-1])
+    return result(2, f"({lhs} {'is not' if inst.arg else 'is'} {rhs})")
+
+
 @handler("CONTAINS_OP")
 def contains_op(frame: Frame, inst: Instr) -> None:
     # (item, container -- item in container)   arg 1 means `not in`
     container, item = frame.pop(), frame.pop()
     frame.push(apply_contains(frame, item, container, bool(inst.arg)))
+
+
+@plain_form("CONTAINS_OP")
+def contains_op_plain(frame: Frame, inst: Instr, em) -> Plain:
+    item, container = em.value(frame.stack[-2]), em.value(frame.stack[-1])
+    return result(2, f"({item} {'not in' if inst.arg else 'in'} {container})")

@@ -8,7 +8,7 @@ from ..frame import Frame
 from ..variables.base import unsupported
 from ..variables.const import ConstVar
 from ..variables.containers import DictVar, ListVar, SliceVar, TupleVar
-from . import handler
+from . import Plain, handler, plain_form
 from ..breaks import BreakCategory
 
 
@@ -96,6 +96,12 @@ def unpack_sequence(frame: Frame, inst: Instr) -> None:
         raise unsupported(BreakCategory.EXCEPTION, f"cannot unpack {len(items)} values into {inst.arg} (ValueError)")
     for item in reversed(items):
         frame.push(item)
+
+
+@plain_form("UNPACK_SEQUENCE")
+def unpack_sequence_plain(frame: Frame, inst: Instr, em) -> Plain:
+    names = [f"___u{i}" for i in range(inst.arg)]
+    return Plain(1, list(reversed(names)), [f"{', '.join(names)}, = {em.value(frame.stack[-1])}"])
 
 
 @handler("UNPACK_EX")

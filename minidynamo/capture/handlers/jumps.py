@@ -10,7 +10,7 @@ from ... import pyversion
 from ..frame import Frame
 from ..variables.base import Var
 from ..variables.containers import wrap_constant
-from . import handler
+from . import Plain, handler, plain_form, result
 
 
 def pop_jump_if(frame: Frame, inst: Instr, take: Callable[[Frame, Var], bool]) -> None:
@@ -48,6 +48,14 @@ def pop_jump_if_true(frame: Frame, inst: Instr) -> None:
 @handler("POP_JUMP_IF_FALSE", since=(3, 12))
 def pop_jump_if_false(frame: Frame, inst: Instr) -> None:
     pop_jump_if(frame, inst, _falsy)
+
+
+@plain_form("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", since=(3, 12))
+@plain_form("POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE",
+            "POP_JUMP_BACKWARD_IF_FALSE", until=(3, 11))
+def pop_jump_if_plain(frame: Frame, inst: Instr, em) -> Plain:
+    # the truth value in plain Python; the jump then runs again on that bool
+    return Plain(1, ["___r"], [f"___r = bool({em.value(frame.stack[-1])})"], offset=0)
 
 
 @handler("POP_JUMP_IF_NONE", since=(3, 12))
@@ -101,6 +109,11 @@ def jump(frame: Frame, inst: Instr) -> None:
 def get_iter(frame: Frame, inst: Instr) -> None:
     # (iterable -- iterator)   the items are known at capture time: the loop is unrolled
     frame.push(frame.pop().make_iterator(frame))
+
+
+@plain_form("GET_ITER")
+def get_iter_plain(frame: Frame, inst: Instr, em) -> Plain:
+    return result(1, f"iter({em.value(frame.stack[-1])})")
 
 
 # https://docs.python.org/3.13/library/dis.html#opcode-FOR_ITER

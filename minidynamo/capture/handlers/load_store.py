@@ -67,11 +67,8 @@ def load_global(frame: Frame, inst: Instr) -> None:
     # ( -- [NULL], value)   3.11/3.12 push the NULL first; 3.13 after the value
     push_null, name = inst.arg
     value = frame.load_global(name)
-    if push_null and not pyversion.NULL_AFTER_CALLABLE:
-        frame.push(None)
-    frame.push(value)
-    if push_null and pyversion.NULL_AFTER_CALLABLE:
-        frame.push(None)
+    for slot in pyversion.call_slots(value) if push_null else (value,):
+        frame.push(slot)
 
 
 @handler("STORE_GLOBAL")
@@ -121,10 +118,9 @@ def load_attr(frame: Frame, inst: Instr) -> None:
     if not is_method:
         frame.push(obj.getattr(frame, name))
         return
-    # The NULL slot goes where CALL looks for it: before the callable (3.12), after it (3.13).
-    method = MethodVar(obj, name)
-    frame.push(method) if pyversion.NULL_AFTER_CALLABLE else frame.push(None)
-    frame.push(None) if pyversion.NULL_AFTER_CALLABLE else frame.push(method)
+    # A NULL slot where CALL looks for it (pyversion.call_slots); MethodVar binds obj itself.
+    for slot in pyversion.call_slots(MethodVar(obj, name)):
+        frame.push(slot)
 
 
 @handler("LOAD_ATTR", until=(3, 11))

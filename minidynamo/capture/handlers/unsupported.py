@@ -11,8 +11,6 @@ unsupported_opcodes(
     "WITH_EXCEPT_START", "CLEANUP_THROW", "LOAD_ASSERTION_ERROR",
 )
 unsupported_opcodes("raising an exception: plain Python raises it", "RAISE_VARARGS")
-unsupported_opcodes("entering a context manager is a graph break: BEFORE_WITH runs in plain Python and the "
-                    "body is captured in a resume function", "BEFORE_WITH")
 unsupported_opcodes("async with runs eagerly", "BEFORE_ASYNC_WITH")
 unsupported_opcodes(
     "generators and coroutines run eagerly",

@@ -151,6 +151,17 @@ def _range(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> 
                       "range() bound is not a Python constant (it comes from array values)")
 
 
+@builtin(format, str, repr)
+def _format(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    """The text of an array or number: made in the compiled entry when needed (variables/strings.py)."""
+    from .strings import format_value
+    if kwargs or not 1 <= len(args) <= (2 if fn is format else 1):
+        raise unsupported(BreakCategory.CALL, f"{fn.__name__}() with these arguments is not captured")
+    if fn is format:
+        return format_value(frame, args[0], None, args[1] if len(args) > 1 else ConstVar(""))
+    return format_value(frame, args[0], fn.__name__, ConstVar(""))
+
+
 @builtin(abs)
 def _abs(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     from .operators import unary_op

@@ -59,6 +59,11 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
         same = _identity(a, b)
         if same is not None:
             return ConstVar(same if sym == "==" else not same)
+    if sym in ("+", "+="):
+        from .strings import concat
+        joined = concat(a, b)
+        if joined is not None:
+            return joined
     raise unsupported(BreakCategory.UNSUPPORTED, f"{a.describe()} {sym} {b.describe()}")
 
 

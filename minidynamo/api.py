@@ -245,13 +245,15 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
 def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[str]:
     """The graph call, and what happens if it raises (a singular matrix, an index out of range, an
     overflow). The graph runs before any Python side effect is written back, so re-running the original
-    function reproduces the exception, its traceback and the side effects before it exactly; a graph that
-    wrote into arrays first gets those arrays restored from a snapshot, but only when there are write-backs
-    to lose (otherwise its own partial writes are exactly what eager leaves behind)."""
+    function reproduces the exception, its traceback, the handler that catches it and the side effects
+    exactly. A graph that wrote into arrays first gets those arrays restored from a snapshot before the
+    re-run, so each write happens once. Only a graph that writes, has no write-backs and no operation
+    inside a try/with region may skip that: its exception leaves the function just as eager's does, and its
+    partial writes are exactly what eager leaves behind."""
     rerun = [f"    return ___eager({forward})"]
     if not body.mutates:
         return ["try:", f"    {call}", "except Exception:", *rerun]
-    if not ctx.side_effects:
+    if not ctx.side_effects and not ctx.nodes_in_try:
         return [call]
     arrays = [ctx.inputs[i][0].expr() for i in written_inputs(ctx)]
     snapshot = f"___snap = ({''.join(a + '.copy(), ' for a in arrays)})"

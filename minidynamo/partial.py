@@ -28,11 +28,11 @@ from . import pyversion
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.instructions import decode
 from .capture.interpreter import capture_function
-from .stitch.breaking import LoopState, finish_body, loop_state_expr, prepare_break, prepare_loop_back
+from .stitch.breaking import LoopState, loop_state_expr, prepare_break, prepare_loop_back
 from .errors import CannotResume
 from .stitch.resume import resume_function
 from .report import log
-from .stitch.stitched import EntryBody
+from .stitch.stitched import EntryBody, entry_body
 
 @dataclass(frozen=True)
 class ResumeInfo:
@@ -112,15 +112,15 @@ def drive_for(res: Any, header: int, body: Callable[[tuple, int], Any], exit_: C
         try:
             item = next(res.stack[-1])
         except StopIteration:
-            return exit_(res.names, len(res.stack) - 1)(*res.stack[:-1], *res.values)
-        res = body(res.names, len(res.stack))(*res.stack, item, *res.values)
+            return exit_(res.names, len(res.stack) - 1)(*res.values, *res.stack[:-1])
+        res = body(res.names, len(res.stack))(*res.values, *res.stack, item)
     return res
 
 
 def drive_while(res: Any, header: int, loop: Callable[[tuple, int], Any]) -> Any:
     """Run the rest of the while-loop at `header`: one captured call per iteration, from the test on."""
     while type(res) is LoopState and res.header == header:
-        res = loop(res.names, len(res.stack))(*res.stack, *res.values)
+        res = loop(res.names, len(res.stack))(*res.values, *res.stack)
     return res
 
 
@@ -146,7 +146,7 @@ def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_
     headers = [s for s, _ in kids.enclosing(k)]
     driven = [s for s in headers if s in info.drives]
     new = headers[:headers.index(driven[0])] if driven else headers      # loops inside the driven ones
-    args = ", ".join(parts.stack_exprs + parts.local_exprs)
+    args = ", ".join(parts.local_exprs + parts.stack_exprs)   # resume_code's parameter order
     drives = (*new, *driven)
     if at_header:                  # a real iterator, or too many iterations: the loop's driver takes over
         if not new or new[0] != k or not all(parts.layout):
@@ -179,10 +179,10 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
     at_header = reason.category == BreakCategory.LOOP and loop is not None and loop[0] == k
     parts = prepare_break(ctx, second.frame, kids.callee, at_header)
     last = _continuation(kids, second.frame, parts, info, at_header)
-    return PartialCapture(ctx, finish_body(ctx, parts.em, parts.lines + [last]))
+    return PartialCapture(ctx, entry_body(ctx, parts.em, parts.lines + [last]))
 
 
 def loop_back_body(fn: types.FunctionType, ctx: Any, frame: Any) -> EntryBody:
     """Entry body of a driven function that came back to its loop header; CannotResume if it cannot be built."""
     em, lines = prepare_loop_back(ctx, frame, frame.current - resume_info(fn).shift)
-    return finish_body(ctx, em, lines)
+    return entry_body(ctx, em, lines)

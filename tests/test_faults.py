@@ -76,7 +76,7 @@ STAGES = {
     "dispatcher source": (whole, _bad_source),
     "backend": (whole, _backend_at_compile),
     "resume function": (broken, _graph_breaking_stage),
-    "break emission": (broken, lambda mp: mp.setattr("minidynamo.partial.finish_body", boom)),
+    "break emission": (broken, lambda mp: mp.setattr("minidynamo.partial.entry_body", boom)),
 }
 
 

@@ -48,6 +48,10 @@ class CaptureContext:
         self.inputs: list[tuple[Source, Node]] = []
         self.side_effects = SideEffects()
         self.mutating_nodes: list[Node] = []
+        # Nodes recorded while some frame of the capture was inside a try/with region: if one raises,
+        # a handler of the user's code may catch it (see api._guarded_graph_call).
+        self.nodes_in_try: list[Node] = []
+        self.active_frame: Any = None     # the innermost frame being executed (set by interpreter.run_frame)
         self._ns_keys: dict[int, str] = {}
         self._inputs_by_expr: dict[str, ArrayVar] = {}
         self._inputs_by_id: dict[int, ArrayVar] = {}
@@ -246,6 +250,16 @@ class CaptureContext:
             return var.as_constant()
         raise unsupported(BreakCategory.UNSUPPORTED, f"{var.describe()} cannot be an argument of a graph op")
 
+    def _inside_try(self) -> bool:
+        """True when the instruction being executed, in the active frame or any frame that inlined it,
+        is covered by an exception-table entry (a try, except, finally or with region)."""
+        frame = self.active_frame
+        while frame is not None:
+            if frame.ins.in_try[frame.current]:
+                return True
+            frame = frame.parent
+        return False
+
     def record(self, opdef: ops.OpDef, args: list[Var], kwargs: dict[str, Var], target: Any) -> Var:
         """Append `target(*args, **kwargs)` as an `opdef.name` node; returns the result's Var."""
         g_args = tuple(self.to_arg(a) for a in args)
@@ -264,6 +278,8 @@ class CaptureContext:
         node = self.graph.call(opdef.name, target, g_args, g_kwargs, spec=spec)
         if opdef.mutates or "out" in g_kwargs:
             self.mutating_nodes.append(node)
+        if self._inside_try():
+            self.nodes_in_try.append(node)
         if spec is None:
             return ConstVar(None)
         if isinstance(spec, tuple):

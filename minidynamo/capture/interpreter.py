@@ -46,6 +46,7 @@ def run_frame(frame: Frame) -> Var:
     instrs = frame.ins.instrs
     limit = frame.ctx.max_steps
     visits = frame.visits
+    outer, frame.ctx.active_frame = frame.ctx.active_frame, frame
     try:
         while frame.result is None:
             frame.current = frame.ip
@@ -67,6 +68,8 @@ def run_frame(frame: Frame) -> Var:
     except GraphBreak as e:
         _locate(e.reason, frame)
         raise
+    finally:
+        frame.ctx.active_frame = outer
     return frame.result
 
 

@@ -27,7 +27,7 @@ from ..capture.variables.objects import UserObjectVar
 from ..capture.liveness import is_live
 from ..errors import CannotResume
 from .resume import STACK_PREFIX
-from .stitched import EntryBody, Emitter, writeback_lines
+from .stitched import Emitter, writeback_lines
 
 
 class BreakEmitter(Emitter):
@@ -108,14 +108,16 @@ class BreakParts:
 def _live_locals(frame: Frame, em: BreakEmitter, at: int) -> tuple[list[str], list[str]]:
     """Locals the code from instruction `at` on may read, with their expressions. Stack arguments of a
     resume function are read only by its prefix: they are dead, never passed on."""
-    names = sorted(n for n in frame.locals if not n.startswith(STACK_PREFIX) and is_live(frame.code, at, n))
+    first = frame.code.co_varnames[0] if frame.code.co_argcount else None   # stays first: see resume_code
+    names = sorted((n for n in frame.locals if not n.startswith(STACK_PREFIX) and is_live(frame.code, at, n)),
+                   key=lambda n: (n != first, n))
     return names, [em.value(frame.locals[n]) for n in names]
 
 
 def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[Any], Any],
                   at_loop_header: bool = False) -> BreakParts:
     """Graph, write-backs and the breaking instruction (as Python) for a root frame stopped before
-    instruction `frame.current`; the caller adds the continuation and calls finish_body. At a loop header
+    instruction `frame.current`; the caller adds the continuation and calls stitched.entry_body. At a loop header
     nothing is executed here: the loop driver takes over from that instruction."""
     em = BreakEmitter(ctx, compiled_callee)
     temps, writes = writeback_lines(ctx, em)
@@ -145,13 +147,3 @@ def loop_state_expr(ctx: CaptureContext, header: int, names: list[str], values: 
     ctx.namespace.setdefault("___LoopState", LoopState)
     return f"___LoopState({header}, {tuple(names)!r}, ({''.join(v + ', ' for v in values)}), " \
            f"({''.join(v + ', ' for v in stack)}))"
-
-
-def finish_body(ctx: CaptureContext, em: BreakEmitter, lines: list[str]) -> EntryBody:
-    """Fix the graph's outputs (everything the lines read) and put the graph call first."""
-    ctx.graph.set_outputs(em.outputs)
-    graph_key = f"___{ctx.tag}graph"
-    args = ", ".join(src.expr() for src, _ in ctx.inputs)
-    head = [f"___o = {graph_key}({args})"] if em.outputs or ctx.mutating_nodes else []
-    return EntryBody(head + em.prelude + lines, ctx.namespace, ctx.graph, graph_key, bool(ctx.mutating_nodes),
-                     em.outputs)

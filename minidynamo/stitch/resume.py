@@ -55,8 +55,8 @@ def _identifier_names(varnames: Sequence[str], avoid: str) -> dict[str, str]:
 
 def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_names: Sequence[str],
                 name: str) -> types.CodeType:
-    """Code that starts at decoded instruction `index`; `stack[i]` is True for a value passed as argument
-    `___stack{i}` and False for a NULL slot; `local_names` are passed after the stack values."""
+    """Code that starts at decoded instruction `index`; `local_names` are its first parameters, then
+    `stack[i]` is True for a value passed as argument `___stack{i}` and False for a NULL slot."""
     key = (code, index, tuple(stack), tuple(local_names))
     cached = _cache.get(key)
     if cached is not None:
@@ -91,7 +91,11 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
         rest = [Instr(it.name, rename[it.arg], location=it.location) if isinstance(it, Instr)
                 and it.name in _LOCAL_OPS and it.arg in rename else it for it in rest]
     stack_names = [f"{base}{i}" for i, real in enumerate(stack) if real]
-    args = stack_names + [rename.get(n, n) for n in local_names]
+    # Locals come first, and the function's first parameter first among them: zero-argument super() reads
+    # the first local slot of the running frame (and the __class__ cell, which the closure keeps).
+    if "__class__" in code.co_freevars and code.co_argcount and tuple(local_names[:1]) != code.co_varnames[:1]:
+        raise CannotResume(f"zero-argument super() needs {code.co_varnames[0]!r} as the first local")
+    args = [rename.get(n, n) for n in local_names] + stack_names
     if len(set(args)) != len(args):   # two arguments in one slot would shift every value: refuse
         raise CannotResume(f"duplicate argument names in resume function: {args}")
     location = items[target_pos + 1].location

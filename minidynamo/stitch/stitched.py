@@ -130,12 +130,22 @@ def build_body(ctx: CaptureContext, result: Var) -> EntryBody:
     em = Emitter(ctx)
     temps, writes = writeback_lines(ctx, em)
     ret = em.value(result)
+    return entry_body(ctx, em, temps + writes + [f"return {ret}"])
+
+
+def entry_body(ctx: CaptureContext, em: Emitter, lines: list[str]) -> EntryBody:
+    """Fix the graph's outputs (everything `lines` read through `em`) and put the graph call first.
+
+    The graph is called whenever it holds any operation, also one whose result nothing reads: every
+    operation the program executed must run, because it may raise (a singular matrix, an index out of
+    range) or warn. No pass removes such a node from a captured graph."""
     ctx.graph.set_outputs(em.outputs)
     graph_key = f"___{ctx.tag}graph"
     args = ", ".join(src.expr() for src, _ in ctx.inputs)
-    lines = [f"___o = {graph_key}({args})"] if em.outputs or ctx.mutating_nodes else []
-    lines += em.prelude + temps + writes + [f"return {ret}"]
-    return EntryBody(lines, ctx.namespace, ctx.graph, graph_key, bool(ctx.mutating_nodes), em.outputs)
+    has_ops = any(node.is_call for node in ctx.graph.nodes)
+    head = [f"___o = {graph_key}({args})"] if has_ops else []
+    return EntryBody(head + em.prelude + lines, ctx.namespace, ctx.graph, graph_key,
+                     bool(ctx.mutating_nodes), em.outputs)
 
 
 def written_inputs(ctx: CaptureContext) -> list[int]:

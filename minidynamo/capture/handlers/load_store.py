@@ -10,6 +10,7 @@ from ..variables.const import ConstVar
 from ..variables.containers import wrap_constant
 from ..variables.functions import CellBox
 from ..variables.base import MethodVar, unsupported
+from ..variables.objects import SuperVar
 from . import handler
 from ..breaks import BreakCategory
 
@@ -121,6 +122,24 @@ def load_attr(frame: Frame, inst: Instr) -> None:
     # A NULL slot where CALL looks for it (pyversion.call_slots); MethodVar binds obj itself.
     for slot in pyversion.call_slots(MethodVar(obj, name)):
         frame.push(slot)
+
+
+# https://docs.python.org/3.12/library/dis.html#opcode-LOAD_SUPER_ATTR
+@handler("LOAD_SUPER_ATTR", since=(3, 12))
+def load_super_attr(frame: Frame, inst: Instr) -> None:
+    # (global_super, class, self -- attr) or, method form, (... -- NULL, method) as LOAD_ATTR pushes them.
+    # The compiler pushes the `__class__` cell and the first argument for zero-argument super() too, so
+    # both forms are super(class, self) when `super` is the builtin.
+    is_method, _two_args, name = inst.arg
+    global_super, cls, obj = frame.popn(3)
+    if not (global_super.is_constant() and global_super.as_constant() is super):
+        raise unsupported("unsupported", "super is not the builtin super here")
+    attr = SuperVar(cls, obj).getattr(frame, name)
+    if is_method and not pyversion.NULL_AFTER_CALLABLE:
+        frame.push(None)
+    frame.push(attr)
+    if is_method and pyversion.NULL_AFTER_CALLABLE:
+        frame.push(None)
 
 
 @handler("LOAD_ATTR", until=(3, 11))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..breaks import BreakCategory
 from ..sources import AttrSource
 from .base import Var, unsupported
+from .builtins import builtin
 from ...graph import ops
 from .functions import BoundMethodVar, UserFunctionVar
 from .numpy_ns import NumpyFunctionVar
@@ -101,3 +102,52 @@ class OpaqueVar(Var):
 
     def reconstruct(self, out: Any) -> str:
         return self.source.expr() if self.source is not None else out.constant(self.value)
+
+
+class SuperVar(Var):
+    """`super()` / `super(cls, obj)` over a user object: attribute lookup starts after `cls` in the MRO of
+    obj's (guarded) type, so a method found there is fixed by the guards already installed: obj's type and
+    the identity of `cls` (the `__class__` cell or the argument)."""
+
+    def __init__(self, cls: Var, obj: Var) -> None:
+        self.cls, self.obj = cls, obj
+
+    def describe(self) -> str:
+        return f"super() of {self.obj.describe()}"
+
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        cls = self.cls.as_constant()
+        if not isinstance(self.obj, UserObjectVar) or not isinstance(cls, type) \
+                or isinstance(self.obj.value, types.ModuleType) or not isinstance(self.obj.value, cls):
+            raise unsupported("unsupported", f"super() lookup of {name!r} on {self.obj.describe()}")
+        mro = type(self.obj.value).__mro__
+        for klass in mro[mro.index(cls) + 1:]:
+            if name in vars(klass):
+                found = vars(klass)[name]
+                if isinstance(found, types.FunctionType):
+                    return BoundMethodVar(found, self.obj)
+                break
+        raise unsupported("unsupported", f"super().{name} of {self.obj.describe()} is not a plain method")
+
+    def reconstruct(self, out: Any) -> str:
+        return f"super({out.value(self.cls)}, {out.value(self.obj)})"
+
+
+@builtin(super)
+def _super(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    """super(cls, obj) as given, or zero-argument super(): the `__class__` cell and the frame's first local,
+    read exactly where CPython reads them."""
+    if kwargs or len(args) not in (0, 2):
+        raise unsupported("unsupported", "super() with other than zero or two arguments")
+    if args:
+        return SuperVar(args[0], args[1])
+    code = frame.code
+    if "__class__" not in code.co_freevars or code.co_argcount == 0:
+        raise unsupported("exception", "super(): no __class__ cell or no arguments (RuntimeError)")
+    first = code.co_varnames[0]
+    obj = frame.locals.get(first)
+    if obj is None and first in frame.cells:
+        obj = frame.load_cell(first)
+    if obj is None:
+        raise unsupported("exception", f"super(): first argument {first!r} is unbound")
+    return SuperVar(frame.load_cell("__class__"), obj)

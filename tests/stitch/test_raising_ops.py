@@ -1,0 +1,208 @@
+"""Operations that may raise run exactly as eagerly (issue 15 §1, §2): an unused result still runs its op,
+and an exception raised inside a try/with region reaches that region's handler with each write before it
+done once. Differential throughout (tests/conftest.py::check), over calls whose sizes make the op raise."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+from tests.conftest import check
+
+SINGULAR, REGULAR = np.ones((2, 2)), np.array([[2.0, 1.0], [1.0, 3.0]])
+
+
+# ---- §1: an op whose result is unused still runs ----------------------------------------------------------
+
+def solve_unused(A, b):
+    np.linalg.solve(A, b)
+    return b
+
+
+def inv_unused(A):
+    np.linalg.inv(A)
+    return A.shape
+
+
+def cholesky_unused(A):
+    np.linalg.cholesky(A)
+    return 1.0
+
+
+def index_unused(x, n):
+    x[n + 1, -1]
+    return x
+
+
+def take_unused(x, n):
+    np.take(x, [n])
+    return 0
+
+
+def power_unused(a, b):
+    a ** b                      # integer arrays: a negative exponent raises ValueError
+    return a
+
+
+def reshape_unused(x, n):
+    x.reshape(n, -1)
+    return x
+
+
+def matmul_unused(x, y):
+    x @ y                       # shape mismatch raises ValueError
+    return y
+
+
+@pytest.mark.parametrize("fn, calls", [
+    (solve_unused, [(REGULAR, np.ones(2)), (SINGULAR, np.ones(2))]),
+    (inv_unused, [(REGULAR,), (SINGULAR,)]),
+    (cholesky_unused, [(REGULAR,), (-REGULAR,)]),
+    (index_unused, [(np.ones((3, 2)), 0), (np.ones((3, 2)), 1), (np.ones((3, 2)), 2)]),
+    (take_unused, [(np.ones(3), 1), (np.ones(3), 2), (np.ones(3), 5)]),
+    (power_unused, [(np.arange(3), np.arange(3)), (np.arange(3), np.array([1, -1, 2]))]),
+    (reshape_unused, [(np.ones(6), 2), (np.ones(6), 3), (np.ones(6), 4)]),
+    (matmul_unused, [(np.ones((2, 3)), np.ones((3, 2))), (np.ones((2, 3)), np.ones((3, 2)))]),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_unused_result_still_runs(fn, calls):
+    check(fn, *calls[0], calls=calls[1:])
+
+
+def test_the_graph_keeps_the_unused_op_and_the_entry_calls_it():
+    out = md.explain(solve_unused)(REGULAR, np.ones(2))
+    assert out.op_count == 1 and out.graph_break_count == 0
+    assert "graph(" in str(out) and "solve" in str(out.graphs[0])
+
+
+def test_unused_op_keeps_its_warning():
+    def log_unused(x):
+        np.log(x)
+        return x
+
+    x = np.array([1.0, -1.0])
+    compiled = md.compile(log_unused)
+    for run in (log_unused, compiled, compiled):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            run(x.copy())
+        assert [w.category for w in seen] == [RuntimeWarning], run
+
+
+def solve_in_try(A, b):
+    try:
+        z = np.linalg.solve(A, b)       # noqa: F841 (unused on purpose)
+    except np.linalg.LinAlgError as e:
+        print("singular:", e)
+    return b
+
+
+def index_in_try(x, n):
+    try:
+        x[n]
+    except IndexError as e:
+        print("caught", e)
+        return -1
+    return n
+
+
+def test_unused_raising_ops_inside_try():
+    check(solve_in_try, REGULAR, np.ones(2), calls=[(SINGULAR, np.ones(2))])
+    check(index_in_try, np.ones(3), 0, calls=[(np.ones(3), 2), (np.ones(3), 3), (np.ones(3), -4)])
+
+
+def driven_loop(x, n):
+    for i in range(n):
+        print("step", i)        # a break in the loop: its body is driven, one captured call per iteration
+        x[i + 1, 0]             # unused; IndexError on the last iteration when n == len(x)
+    return x
+
+
+def in_resume(A, b):
+    print("before")             # a break: the rest runs in a resume function
+    np.linalg.solve(A, b)
+    return b
+
+
+def test_unused_raising_ops_in_driven_loops_and_resume_functions():
+    check(driven_loop, np.ones((3, 2)), 2, calls=[(np.ones((3, 2)), 3), (np.ones((3, 2)), 1)])
+    check(in_resume, REGULAR, np.ones(2), calls=[(SINGULAR, np.ones(2)), (REGULAR, np.ones(2))])
+
+
+# ---- §2: an exception inside try reaches its handler after earlier in-place writes -------------------------
+
+def write_then_solve(x, A, b):
+    x[0] *= 0.5
+    try:
+        s = np.linalg.solve(A, b)
+    except np.linalg.LinAlgError:
+        print("singular")
+        s = np.zeros_like(b)
+    return s
+
+
+def write_then_index(x, n):
+    x *= 2.0
+    try:
+        r = x[n] + 1.0
+    except IndexError:
+        print("caught")
+        r = x[0]
+    return r
+
+
+def write_in_try_then_raise(x, n):
+    try:
+        x += 1.0
+        x[n] = 7.0
+    except IndexError:
+        print("caught, x is", x)
+    finally:
+        print("finally")
+    return x.sum()
+
+
+def _helper_with_try(x, n):
+    try:
+        return x[n] * 2.0
+    except IndexError:
+        return x[-1]
+
+
+def write_then_helper(x, n):
+    x[...] = x + 1.0
+    return _helper_with_try(x, n) + 1.0
+
+
+def try_around_loop(x, n):
+    x += 1.0
+    try:
+        for i in range(3):
+            x[i] = x[i + n]
+    except IndexError:
+        print("stopped")
+    return x
+
+
+@pytest.mark.parametrize("fn, calls", [
+    (write_then_solve, [(np.ones(2), REGULAR, np.ones(2)), (np.ones(2), SINGULAR, np.ones(2))]),
+    (write_then_index, [(np.ones(3), 0), (np.ones(3), 1), (np.ones(3), 7), (np.ones(3), -1)]),
+    (write_in_try_then_raise, [(np.ones(3), 0), (np.ones(3), 5), (np.ones(3), 2)]),
+    (write_then_helper, [(np.ones(3), 1), (np.ones(3), 4), (np.ones(3), 0)]),
+    (try_around_loop, [(np.arange(6.0), 1), (np.arange(6.0), 4), (np.arange(6.0), 2)]),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_exception_in_try_after_inplace_write(fn, calls):
+    check(fn, *calls[0], calls=calls[1:])
+
+
+def test_no_snapshot_without_try_or_writebacks():
+    def scale(x):
+        x *= 2.0
+        return x[0]
+
+    out = md.explain(scale)(np.ones(3))
+    entry = str(out).split("compiled entry:")[1]
+    assert "___snap" not in entry and "___eager" not in entry
+    assert "___snap" in str(md.explain(write_then_index)(np.ones(3), 0))

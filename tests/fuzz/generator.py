@@ -17,11 +17,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-FEATURES = (
+BASE_FEATURES = (
     "ufunc", "reduce", "shape", "index", "matmul", "dtype", "pyarith", "for_range", "for_list", "while",
     "if_py", "if_arr", "helper", "closure", "global_read", "global_write", "list_mut", "dict_mut", "print",
     "try", "early_return", "inplace_arg",
 )
+# Features from the gen_*.py modules (imported at the end of this file): feature -> statement maker
+# `(gen, env) -> lines`, and feature -> module-level lines (classes, helpers) the statements rely on.
+EXTRA_STATEMENTS: dict = {}
+EXTRA_PREAMBLE: dict = {}
 DTYPES = ("float64", "float32", "int64", "int32", "bool")
 SHAPES = ((2, 3), (3, 3), (1, 4), (3, 2), (4, 1), (2, 2), (1, 1))
 EXCEPTIONS = "(ValueError, IndexError, ZeroDivisionError, TypeError, KeyError)"
@@ -264,6 +268,8 @@ class _Gen:
         kind = r.choice(kinds)
         self.depth += 1
         try:
+            if kind in EXTRA_STATEMENTS:
+                return EXTRA_STATEMENTS[kind](self, env)
             return getattr(self, f"stmt_{kind}")(env)
         finally:
             self.depth -= 1
@@ -440,6 +446,9 @@ class _Gen:
 
     def module(self) -> str:
         lines = ["import numpy as np", "", "G0 = 1", "G1 = 0.5", "G_LIST = []", "GA = np.arange(3.0)", ""]
+        for feature in sorted(EXTRA_PREAMBLE):
+            if self.has(feature):
+                lines += EXTRA_PREAMBLE[feature] + [""]
         if self.has("helper"):
             for _ in range(self.rng.randint(1, 2)):
                 name = f"h{len(self.helpers)}"
@@ -453,12 +462,17 @@ class _Gen:
         return "\n".join(lines) + "\n"
 
 
-def generate(seed: int, features=FEATURES, calls: int = 5, subset: bool = True) -> Program:
+def generate(seed: int, features=None, calls: int = 5, subset: bool = True) -> Program:
     """The program of `seed`: a random subset of `features` (all of them with subset=False) and its calls."""
     rng = random.Random(seed)
-    features = frozenset(features)
+    features = frozenset(FEATURES if features is None else features)
     if subset:
         chosen = frozenset(f for f in sorted(features) if rng.random() < 0.45)
         features = chosen or frozenset([rng.choice(sorted(features))]) if features else frozenset()
     source = _Gen(rng, features).module()
     return Program(seed, source, features, make_calls(rng, calls))
+
+
+from . import gen_raising  # noqa: E402,F401  (registers its features)
+
+FEATURES = BASE_FEATURES + tuple(EXTRA_STATEMENTS)

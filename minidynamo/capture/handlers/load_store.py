@@ -133,7 +133,7 @@ def load_super_attr(frame: Frame, inst: Instr) -> None:
     is_method, _two_args, name = inst.arg
     global_super, cls, obj = frame.popn(3)
     if not (global_super.is_constant() and global_super.as_constant() is super):
-        raise unsupported("unsupported", "super is not the builtin super here")
+        raise unsupported(BreakCategory.UNSUPPORTED, "super is not the builtin super here")
     attr = SuperVar(cls, obj).getattr(frame, name)
     if is_method and not pyversion.NULL_AFTER_CALLABLE:
         frame.push(None)

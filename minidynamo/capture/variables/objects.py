@@ -119,7 +119,7 @@ class SuperVar(Var):
         cls = self.cls.as_constant()
         if not isinstance(self.obj, UserObjectVar) or not isinstance(cls, type) \
                 or isinstance(self.obj.value, types.ModuleType) or not isinstance(self.obj.value, cls):
-            raise unsupported("unsupported", f"super() lookup of {name!r} on {self.obj.describe()}")
+            raise unsupported(BreakCategory.UNSUPPORTED, f"super() lookup of {name!r} on {self.obj.describe()}")
         mro = type(self.obj.value).__mro__
         for klass in mro[mro.index(cls) + 1:]:
             if name in vars(klass):
@@ -127,7 +127,7 @@ class SuperVar(Var):
                 if isinstance(found, types.FunctionType):
                     return BoundMethodVar(found, self.obj)
                 break
-        raise unsupported("unsupported", f"super().{name} of {self.obj.describe()} is not a plain method")
+        raise unsupported(BreakCategory.UNSUPPORTED, f"super().{name} of {self.obj.describe()} is not a plain method")
 
     def reconstruct(self, out: Any) -> str:
         return f"super({out.value(self.cls)}, {out.value(self.obj)})"
@@ -138,16 +138,16 @@ def _super(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> 
     """super(cls, obj) as given, or zero-argument super(): the `__class__` cell and the frame's first local,
     read exactly where CPython reads them."""
     if kwargs or len(args) not in (0, 2):
-        raise unsupported("unsupported", "super() with other than zero or two arguments")
+        raise unsupported(BreakCategory.UNSUPPORTED, "super() with other than zero or two arguments")
     if args:
         return SuperVar(args[0], args[1])
     code = frame.code
     if "__class__" not in code.co_freevars or code.co_argcount == 0:
-        raise unsupported("exception", "super(): no __class__ cell or no arguments (RuntimeError)")
+        raise unsupported(BreakCategory.EXCEPTION, "super(): no __class__ cell or no arguments (RuntimeError)")
     first = code.co_varnames[0]
     obj = frame.locals.get(first)
     if obj is None and first in frame.cells:
         obj = frame.load_cell(first)
     if obj is None:
-        raise unsupported("exception", f"super(): first argument {first!r} is unbound")
+        raise unsupported(BreakCategory.EXCEPTION, f"super(): first argument {first!r} is unbound")
     return SuperVar(frame.load_cell("__class__"), obj)

@@ -45,11 +45,12 @@ def try_after_write(gen, env: dict) -> list[str]:
 
 def layer_super(gen, env: dict) -> list[str]:
     """A call into a layer object whose methods use zero-argument super() (maybe after a break)."""
-    name = gen.fresh("v")
-    env[name] = "A"
     layer = gen.rng.choice(("_Layer", "_Deep"))
     method = gen.rng.choice(("forward", "forward", "step"))
-    return [f"{name} = {layer}({gen.number(env)}).{method}({gen.expr('A', env, 1)})"]
+    line = f"{layer}({gen.number(env)}).{method}({gen.expr('A', env, 1)})"
+    name = gen.fresh("v")
+    env[name] = "A"
+    return [f"{name} = {line}"]
 
 
 EXTRA_STATEMENTS.update(unused_raise=unused_raise, try_after_write=try_after_write, layer_super=layer_super)

@@ -84,7 +84,7 @@ def load_module(source: str) -> dict:
 
 def _user_globals(ns: dict) -> dict:
     return {k: v for k, v in ns.items() if not k.startswith("__")
-            and not isinstance(v, (types.ModuleType, types.FunctionType))}
+            and not isinstance(v, (types.ModuleType, types.FunctionType, type))}
 
 
 def _leaves(value: Any, path: str) -> list:

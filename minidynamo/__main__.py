@@ -1,5 +1,7 @@
-"""Command line: `python -m minidynamo tour` (capture a bundled example and show what happened) and
-`python -m minidynamo --lines` (per-file line counts, printed in CI logs as STYLE.md asks)."""
+"""Command line: `python -m minidynamo tour` (capture a bundled example and show what happened),
+`python -m minidynamo report script.py [args] -o report.html` (run a script with every compiled function
+recorded and write one HTML page for the run) and `python -m minidynamo --lines` (per-file line counts,
+printed in CI logs as STYLE.md asks)."""
 
 from __future__ import annotations
 
@@ -89,9 +91,62 @@ def lines() -> int:
     return 0
 
 
+def report(argv: list[str]) -> int:
+    """Run a script (as `__main__`, with its own argv) recording every capture, then write the page."""
+    import runpy
+    import traceback
+
+    from . import api
+    from .report.run import write_run_page
+
+    parser = argparse.ArgumentParser(prog="minidynamo report", description=report.__doc__)
+    parser.add_argument("-o", "--output", default="minidynamo_report.html", help="the HTML page to write")
+    parser.add_argument("--screenshot", metavar="PNG", help="also save a screenshot (needs chromium, selenium)")
+    parser.add_argument("script", help="the Python script to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    opts = parser.parse_args(_options_last(argv))
+    status, saved_argv = 0, sys.argv
+    sys.argv = [opts.script, *opts.args]
+    try:
+        with api.record_run() as records:
+            try:
+                runpy.run_path(opts.script, run_name="__main__")
+            except SystemExit as e:
+                status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except Exception:       # the script's own error: report it, and still write the page
+                traceback.print_exc()
+                status = 1
+    finally:
+        sys.argv = saved_argv
+    note = "" if status == 0 else f"the script exited with status {status}"
+    page = write_run_page(opts.output, opts.script, records, note)
+    print(f"minidynamo: wrote {page} ({page.stat().st_size / 1024:.0f} KB)", file=sys.stderr)
+    if opts.screenshot:
+        from .report.browser import screenshot
+        print(f"minidynamo: wrote {screenshot(page, pathlib.Path(opts.screenshot))}", file=sys.stderr)
+    return status
+
+
+_REPORT_OPTIONS = ("-o", "--output", "--screenshot")
+
+
+def _options_last(argv: list[str]) -> list[str]:
+    """`report script.py a b -o out.html` as the issue spells it: trailing report options (after the
+    script's arguments) move in front of the script, so argparse does not hand them to the script."""
+    argv, tail = list(argv), []
+    while len(argv) >= 3 and argv[-2] in _REPORT_OPTIONS:
+        tail = argv[-2:] + tail
+        del argv[-2:]
+    return tail + argv
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["report"]:
+        return report(argv[1:])
     parser = argparse.ArgumentParser(prog="minidynamo", description=__doc__)
-    parser.add_argument("command", nargs="?", choices=["tour"], help="tour: capture a bundled example")
+    parser.add_argument("command", nargs="?", choices=["tour", "report"],
+                        help="tour: capture a bundled example; report: see `python -m minidynamo report -h`")
     parser.add_argument("--lines", action="store_true", help="print per-file line counts of the package")
     args = parser.parse_args(argv)
     if args.lines:

@@ -7,13 +7,14 @@ signature); its first call for new inputs captures (capture.interpreter), stitch
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import time
 import types
 import warnings
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from . import config as _config
 from .backends import get_backend
@@ -89,8 +90,8 @@ class CompiledState:
                 self._warn_limit(cfg, self._failure_reasons(args, kwargs))
             return "eager"
         try:
-            self._record_failures(args, kwargs)
-            return self._capture(args, kwargs, cfg)
+            failed = self._record_failures(args, kwargs)
+            return self._capture(args, kwargs, cfg, failed)
         except GraphBreakError:
             raise
         except Exception as e:   # the one logged fallback: an internal error never reaches the user
@@ -118,9 +119,10 @@ class CompiledState:
             reasons += failures(e.guards, {**values, **self.cache.namespace})[:1]
         return reasons
 
-    def _record_failures(self, args: tuple, kwargs: dict) -> None:
+    def _record_failures(self, args: tuple, kwargs: dict) -> list[str]:
+        """On a recompile: count it and return why each cached entry's guards failed (else [])."""
         if not self.cache.entries:
-            return
+            return []
         reasons = self._failure_reasons(args, kwargs)
         self.dynamic |= self._changed_numbers(args, kwargs)
         self.cache.stats.guard_failures.append(reasons)
@@ -128,6 +130,7 @@ class CompiledState:
         GLOBAL_STATS["guard_failures"] += 1
         GLOBAL_STATS["recompiles"] += 1
         log("recompiles").info("recompiling %s: %s", self.fn.__qualname__, "; ".join(reasons))
+        return reasons
 
     def _changed_numbers(self, args: tuple, kwargs: dict) -> set[str]:
         """Sources of ints/floats whose value guard failed: captured unspecialized from now on (Dynamo's
@@ -152,9 +155,10 @@ class CompiledState:
                           f"further variants run eagerly. Last guard failures: {'; '.join(last)}",
                           RuntimeWarning, stacklevel=5)
 
-    def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config) -> Entry:
+    def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config, failed: list[str]) -> Entry:
         record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag(), self.children,
                               frozenset(self.dynamic), self.options)
+        record.root, record.failed_guards = getattr(self.children, "root", self.fn), failed
         if record.reason is not None and self.fullgraph:
             raise GraphBreakError(record.reason)
         self.cache.add(record.entry)      # may fail (guard rendering, emitted code): then nothing is counted
@@ -185,6 +189,27 @@ def _internal_location(e: BaseException) -> dict[str, Any]:
 
 _RUN_FRAME_CODE = _interpreter.run_frame.__code__   # the real loop, even when a test patches the name
 _recording = threading.local()     # explain() collects every capture made while it runs the function
+_run_records: list[CaptureRecord] | None = None    # record_run() collects every capture in any thread
+
+
+class _Children(dict):
+    """Resume functions and broken callees of one compiled function, shared with them; `root` is that
+    function (the user's), so reports can file a resume function's captures under it."""
+
+    def __init__(self, root: types.FunctionType) -> None:
+        super().__init__()
+        self.root = root
+
+
+@contextlib.contextmanager
+def record_run() -> Iterator[list[CaptureRecord]]:
+    """Collect every CaptureRecord made while the block runs (`python -m minidynamo report`)."""
+    global _run_records
+    saved, _run_records = _run_records, []
+    try:
+        yield _run_records
+    finally:
+        _run_records = saved
 
 
 def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any, cfg: _config.Config,
@@ -265,6 +290,8 @@ def _recorded(record: CaptureRecord) -> CaptureRecord:
     records = getattr(_recording, "records", None)
     if records is not None:
         records.append(record)
+    if _run_records is not None:
+        _run_records.append(record)
     return record
 
 
@@ -312,7 +339,7 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
     state.user_fn = fn
     # Resume functions and broken callees are cached per compiled function (and shared with its children),
     # not process-wide: they die with it, and another compile() of fn gets its own backend and options.
-    state.children = {} if _children is None else _children
+    state.children = _Children(captured) if _children is None else _children
     wrapper = state.cache.dispatcher
     if renames:   # parameters named like generated names: the dispatcher sees them under new names
         wrapper = forwarding_wrapper(fn, wrapper, renames)
@@ -345,7 +372,7 @@ def explain(fn: Callable) -> Callable[..., ExplainOutput]:
     lead_args, lead_kwargs = target.args, target.kwargs
 
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
-        fresh = compile(target.fn, backend=backend, options=options, _children={})
+        fresh = compile(target.fn, backend=backend, options=options)
         saved = getattr(_recording, "records", None)
         _recording.records = records = []
         try:

@@ -1,4 +1,4 @@
-"""What people read: ExplainOutput (graphs, breaks, guards, ops), CaptureRecord, and log channels.
+"""ExplainOutput (graphs, breaks, guards, ops, and the records behind them), CaptureRecord, log channels.
 
 Imports graph.ir and config. Log channels follow TORCH_LOGS: `MINIDYNAMO_LOGS=graph_breaks,recompiles`
 switches on `logging` output for those channels (read once, in config).
@@ -10,8 +10,10 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import config
-from .graph.ir import Graph
+from .. import config
+from ..graph.ir import Graph
+from .html import write_page
+from .text import render_text
 
 CHANNELS = ("graph_breaks", "recompiles", "guards", "graph_code", "bytecode")
 _configured = False
@@ -36,13 +38,17 @@ def log(channel: str) -> logging.Logger:
 
 @dataclass
 class CaptureRecord:
-    """One capture: its cache entry, its graph (None if it broke), its break reason, its time."""
+    """One capture: its cache entry, its graph (None if it broke), its break reason, its time; `root` is the
+    compiled function it belongs to (a resume function's is the function it resumes), `failed_guards` why
+    the entries before it missed (empty for a first capture)."""
 
     fn: Any
     entry: Any
     graph: Graph | None
     reason: Any
     seconds: float
+    root: Any = None
+    failed_guards: list[str] = field(default_factory=list)
 
 
 def _same_break(a: Any, b: Any) -> bool:
@@ -51,7 +57,8 @@ def _same_break(a: Any, b: Any) -> bool:
 
 @dataclass
 class ExplainOutput:
-    """The report of `explain(fn)(*args)`; `str()` is what a person reads."""
+    """The report of `explain(fn)(*args)`: `str()` is what a person reads, `to_html(path)` writes a page.
+    `records` are the captures behind it, in order: the function, its resume functions and loop bodies."""
 
     function: str
     graphs: list[Graph] = field(default_factory=list)
@@ -60,6 +67,8 @@ class ExplainOutput:
     entry_code: list[str] = field(default_factory=list)
     capture_time: float = 0.0
     lowering: list[str] = field(default_factory=list)   # lowering backends: what ran on the engine and why not
+    records: list[CaptureRecord] = field(default_factory=list)
+    fn: Any = None
 
     @property
     def graph_count(self) -> int:
@@ -79,7 +88,7 @@ class ExplainOutput:
 
     @staticmethod
     def from_records(fn: Any, records: list[CaptureRecord]) -> "ExplainOutput":
-        out = ExplainOutput(getattr(fn, "__qualname__", str(fn)))
+        out = ExplainOutput(getattr(fn, "__qualname__", str(fn)), records=list(records), fn=fn)
         for r in records:
             if r.graph is not None and r.graph.count() > 0:
                 out.graphs.append(r.graph)
@@ -95,16 +104,8 @@ class ExplainOutput:
         return out
 
     def __str__(self) -> str:
-        lines = [f"explain({self.function}): {self.graph_count} graph(s), {self.graph_break_count} graph break(s), "
-                 f"{self.op_count} op(s), captured in {self.capture_time * 1e3:.2f} ms"]
-        for g in self.graphs:
-            lines += ["", str(g)]
-        if self.break_reasons:
-            lines += ["", "graph breaks:"]
-            for i, r in enumerate(self.break_reasons, 1):
-                lines.append(f"  {i}. {r}")
-        lines += ["", "guards:"] + [f"  {g}" for g in self.guards] if self.guards else ["", "guards: none"]
-        lines += ["", "compiled entry:"] + [f"  {c}" for c in self.entry_code]
-        if self.lowering:
-            lines += ["", "lowering:"] + [f"  {line}" for text in self.lowering for line in text.splitlines()]
-        return "\n".join(lines)
+        return render_text(self)
+
+    def to_html(self, path: Any) -> None:
+        """Write one self-contained HTML page (inline CSS, JS and SVG; nothing fetched) to `path`."""
+        write_page(path, f"explain({self.function})", [self])

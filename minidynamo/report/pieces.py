@@ -1,0 +1,296 @@
+"""One captured piece of a report: the function, a resume function, a loop body or a helper that broke,
+named by its source line, with its guards in words and a gloss for every generated name its code uses.
+
+Reads CaptureRecords generically (attributes by name, `__minidynamo_resume__` on resume functions, the
+`__resume_<fn>_at_L<line>_i<index>` names stitch/resume.py gives them), so capture can change underneath.
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+import linecache
+import re
+import types
+from dataclasses import dataclass
+from typing import Any
+
+from ..guards import Guard, GuardKind, _humanize, _pretty
+
+
+class PieceKind(enum.Enum):
+    FUNCTION = "function"      # the compiled function itself
+    RESUME = "resume"          # the rest of a function after a graph break
+    LOOP = "loop body"         # a loop body (or the rest of one) called by a loop driver once per iteration
+    HELPER = "helper"          # a function called from compiled code, compiled on its own because it broke
+
+
+_RESUME_NAME = re.compile(r"_at_L(\d+)_i(\d+)$")
+_STACK = re.compile(r"\b___stack(\d+)\b")
+_GLOBAL_GET = re.compile(r"^___\w*?G\d*\.get\((['\"])(\w+)\1\)$")
+
+
+def category_name(category: Any) -> str:
+    """A break category as text, whether capture uses strings or an enum."""
+    return str(getattr(category, "value", category))
+
+
+@dataclass
+class Piece:
+    record: Any
+    kind: PieceKind
+    title: str
+    anchor: str
+    filename: str
+    lineno: int | None           # the line the piece starts at (its first line, or its resume line)
+    stack_values: dict[str, str]  # ___stack0 -> what that value is, in words
+
+    @property
+    def fn(self) -> Any:
+        return self.record.fn
+
+    @property
+    def hits(self) -> int:
+        hits = getattr(self.record.entry, "hits", [0])
+        return int(hits[0]) if hits else 0
+
+    @property
+    def failed_guards(self) -> list[str]:
+        return [_STACK.sub(r"stack\1", f) for f in getattr(self.record, "failed_guards", None) or []]
+
+    def generated_function(self) -> str:
+        """A gloss of a resume function's generated name (its graph is named after it), or ""."""
+        if self.kind not in (PieceKind.RESUME, PieceKind.LOOP):
+            return ""
+        code = self.fn.__code__
+        args = ", ".join(_STACK.sub(r"stack\1", a) for a in code.co_varnames[:code.co_argcount])
+        root = getattr(getattr(self.record, "root", None), "__name__", "the function")
+        return f"{self.fn.__name__} is generated: the code of {root} from line {self.lineno} on, called " \
+               f"with the live values ({args})"
+
+    def lowering(self) -> list[str]:
+        """What a lowering backend ran on its engine and why not the rest, per graph of this piece."""
+        plans = [getattr(v, "__minidynamo_lowering__", None) for v in self.record.entry.namespace.values()]
+        return [f"graph {p.graph.name}: {p.summary()}" for p in plans if p is not None]
+
+    def guard_lines(self) -> list[tuple[str, str]]:
+        """(words, exact check) per group of guards on one value."""
+        return describe_guards(list(self.record.entry.guards), self)
+
+    def code_glossary(self, pieces_by_fn: dict) -> list[tuple[str, str]]:
+        """(generated name, what it is) for every `___name` in this piece's entry code."""
+        seen: dict[str, str] = {}
+        for line in self.record.entry.body:
+            for name in re.findall(r"\b___\w+", line):
+                if name not in seen:
+                    seen[name] = gloss_name(name, self.record.entry.namespace.get(name), self, pieces_by_fn)
+        return list(seen.items())
+
+
+def source_line(filename: str, lineno: int | None) -> str:
+    return linecache.getline(filename, lineno).strip() if filename and lineno else ""
+
+
+def make_pieces(root: Any, records: list) -> list[Piece]:
+    """A Piece per record, in capture order; a function captured again is numbered (capture 2, 3...)."""
+    pieces, counts = [], {}
+    for i, r in enumerate(records):
+        fn = r.fn
+        code = fn.__code__
+        key = id(fn) if _RESUME_NAME.search(code.co_name) is None else (code.co_qualname, _bool_outcomes(r))
+        counts[key] = counts.get(key, 0) + 1
+        piece = _piece(root, r, f"piece-{i}")
+        if counts[key] > 1:
+            piece.title += f" (capture {counts[key]})"
+        pieces.append(piece)
+    return pieces
+
+
+def _piece(root: Any, r: Any, anchor: str) -> Piece:
+    fn, code = r.fn, r.fn.__code__
+    info = getattr(fn, "__minidynamo_resume__", None)
+    m = _RESUME_NAME.search(code.co_name)
+    if info is None or m is None:
+        mine = fn is root or code is getattr(root, "__code__", None) or getattr(r, "root", None) is fn
+        kind = PieceKind.FUNCTION if mine else PieceKind.HELPER
+        name = code.co_qualname
+        title = name if kind is PieceKind.FUNCTION else f"helper {name} (line {code.co_firstlineno}), " \
+                                                       f"compiled on its own because it broke"
+        return Piece(r, kind, title, anchor, code.co_filename, code.co_firstlineno, {})
+    line = int(m.group(1))
+    text = source_line(code.co_filename, line)
+    outcome = _bool_outcomes(r)
+    what = f"the outcome (True or False) of `{text}` (line {line})" if outcome else f"the value of `{text}` " \
+                                                                                     f"(line {line})"
+    stack = {name: f"{what}, computed in plain Python at the break and passed on the stack"
+             for name in code.co_varnames[:code.co_argcount] if _STACK.fullmatch(name)}
+    after = f"after `{text}`" + (f" was {outcome[0]}" if len(outcome) == 1 else "")
+    drive = _loop_header(info)
+    if drive is None:
+        return Piece(r, PieceKind.RESUME, f"resume at line {line}, {after}", anchor, code.co_filename, line, stack)
+    if info.entry - drive in (0, 1):
+        head = _loop_statement(code.co_filename, line)
+        title = f"loop body from line {line}, one call per iteration from the loop driver" if head is None else \
+            f"loop body of `{head[1]}` (line {head[0]}), one call per iteration from the loop driver"
+    else:
+        title = f"rest of the loop body: resume at line {line}, {after}"
+    return Piece(r, PieceKind.LOOP, title, anchor, code.co_filename, line, stack)
+
+
+def _loop_header(info: Any) -> int | None:
+    """The loop header a resume function hands back at (its own instruction numbering), or None."""
+    if getattr(info, "drive_at", None) is not None:
+        return info.drive_at
+    drives = getattr(info, "drives", ())
+    return drives[0] + getattr(info, "shift", 0) if drives else None
+
+
+def _loop_statement(filename: str, line: int) -> tuple[int, str] | None:
+    """The `for`/`while` line that encloses `line` (or is it): the nearest one above, indented less."""
+    text = linecache.getline(filename, line)
+    indent = len(text) - len(text.lstrip())
+    for k in range(line, max(0, line - 200), -1):
+        t = linecache.getline(filename, k)
+        if t.strip() and re.match(r"\s*(async\s+)?(for|while)\b", t) and \
+                (k == line or len(t) - len(t.lstrip()) < indent):
+            return k, t.strip()
+    return None
+
+
+def _bool_outcomes(r: Any) -> tuple:
+    """The True/False a resume function was specialized on (a branch's outcome passed on the stack)."""
+    return tuple(g.expected for g in r.entry.guards if _STACK.fullmatch(g.expr) and type(g.expected) is bool)
+
+
+# ---- guards in words --------------------------------------------------------------------------------
+
+def _name(g: Guard) -> str:
+    return g.description if g.description and "___" not in g.description else \
+        _humanize(_STACK.sub(lambda m: f"stack{m.group(1)}", g.expr))
+
+
+def describe_guards(guards: list[Guard], piece: Piece | None = None) -> list[tuple[str, str]]:
+    """Group guards by the value they read and say what they require, e.g. "`x` is an ndarray of shape
+    (4, 8) and dtype float64"; the exact checks go along (joined by `and`)."""
+    groups: dict[str, list[Guard]] = {}
+    for g in guards:
+        groups.setdefault(g.expr, []).append(g)
+    out = []
+    for expr, gs in groups.items():
+        words = _group_words(expr, {GuardKind(g.kind): g.expected for g in gs}, gs[0], piece)
+        out.append((words, _STACK.sub(r"stack\1", " and ".join(str(g) for g in gs))))
+    return out
+
+
+def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> str:
+    name = _name(first)
+    ty = kinds.get(GuardKind.TYPE)
+    stack = _STACK.search(expr)
+    if stack and piece is not None:
+        return _stack_words(expr, kinds, name, piece, f"___stack{stack.group(1)}")
+    m = _GLOBAL_GET.match(expr)
+    if m and GuardKind.IS_NONE in kinds:
+        n = m.group(2)
+        return f"`{n}` is the builtin (no global shadows it)" if hasattr(builtins, n) \
+            else f"no global `{n}` is defined"
+    if name.startswith("global "):
+        name = f"global `{name[7:]}`"
+    else:
+        name = f"`{name}`"
+    if GuardKind.SHAPE in kinds or GuardKind.DTYPE in kinds:
+        what = "an ndarray" if ty is None else _a(_pretty(ty))
+        parts = [f"shape {kinds[GuardKind.SHAPE]}"] if GuardKind.SHAPE in kinds else []
+        parts += [f"dtype {kinds[GuardKind.DTYPE]}"] if GuardKind.DTYPE in kinds else []
+        return f"{name} is {what} of {' and '.join(parts)}"
+    if GuardKind.EQUALS in kinds:
+        v = kinds[GuardKind.EQUALS]
+        return f"{name} is the {type(v).__name__} {v!r}" if ty is not None else f"{name} equals {v!r}"
+    if GuardKind.DICT_KEYS in kinds:
+        keys = ", ".join(repr(k) for k in kinds[GuardKind.DICT_KEYS])
+        return f"{name} is a dict with keys {keys} (in this order)"
+    if GuardKind.LEN in kinds:
+        what = _a(_pretty(ty)) if ty is not None else "a container"
+        return f"{name} is {what} of length {kinds[GuardKind.LEN]}"
+    if GuardKind.ID in kinds:
+        return f"{name} is {_identity(kinds[GuardKind.ID])}"
+    if GuardKind.IS_NONE in kinds:
+        return f"{name} is None"
+    if GuardKind.NOT_NONE in kinds:
+        return f"{name} is not None"
+    if ty is not None and len(kinds) == 1:
+        return f"{name} is {_a(_pretty(ty))} (any value: not specialized)" if ty in (int, float) \
+            else f"{name} is {_a(_pretty(ty))}"
+    return "; ".join(str(Guard(first.expr, k, v)) for k, v in kinds.items())
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[:1].lower() in "aeiou" or noun == "ndarray" else f"a {noun}"
+
+
+def _identity(v: Any) -> str:
+    if isinstance(v, types.ModuleType):
+        return f"the module {v.__name__}"
+    if v is None or type(v) is bool:
+        return repr(v)
+    if isinstance(v, type):
+        return f"the class {v.__qualname__}"
+    return f"the same object as at capture ({_pretty(v)})"
+
+
+def _stack_words(expr: str, kinds: dict, name: str, piece: Piece, stack: str) -> str:
+    line, text = piece.lineno, source_line(piece.filename, piece.lineno)
+    v = kinds.get(GuardKind.ID, kinds.get(GuardKind.EQUALS))
+    if _STACK.fullmatch(expr) and type(v) is bool:
+        if re.match(r"(if|elif|while|assert)\b", text) or " if " in text:
+            return f"the branch at line {line} (`{text}`) went {v}"
+        return f"`{text}` (line {line}) gave {v}"
+    if type(v) is bool:
+        return f"the condition `{name}` was {v}, where {_stack_short(stack)} is the value of `{text}` " \
+               f"(line {line})"
+    ty = kinds.get(GuardKind.TYPE)
+    if ty is not None and len(kinds) == 1:
+        return f"{_stack_short(stack)} (the value of `{text}`, line {line}) is {_a(_pretty(ty))}, any value"
+    return f"{_stack_short(stack)} (the value of `{text}`, line {line}): " + \
+        "; ".join(str(Guard(expr, k, v)) for k, v in kinds.items())
+
+
+def _stack_short(stack: str) -> str:
+    return stack.replace("___stack", "stack")
+
+
+# ---- generated names in entry code ------------------------------------------------------------------
+
+_FIXED = {
+    "___o": "the graph's outputs (a tuple)",
+    "___r": "the result of the instruction at the break, run in plain Python",
+    "___eager": "this code run as plain Python instead, if the graph raises (so the exception, its "
+                "traceback and side effects are exactly eager's)",
+    "___snap": "copies of the input arrays the graph writes into, restored if the graph raises",
+    "___LoopState": "the live locals handed back to the loop driver at the loop header",
+}
+
+
+def gloss_name(name: str, value: Any, piece: Piece, pieces_by_fn: dict) -> str:
+    """What a generated name in entry code stands for."""
+    if name in _FIXED:
+        return _FIXED[name]
+    if _STACK.fullmatch(name):
+        return piece.stack_values.get(name, "a value that was on the stack at the graph break")
+    if name.endswith("_graph"):
+        return "this piece's graph, compiled by the backend"
+    state = getattr(value, "_minidynamo", None)
+    if state is not None:
+        target = pieces_by_fn.get(state.fn)
+        what = f"“{target.title}”" if target is not None else state.fn.__qualname__
+        return f"the compiled {what}" if target is None else f"the compiled piece {what}"
+    func = getattr(value, "func", None)
+    if func is not None and getattr(func, "__name__", "").startswith("drive_"):
+        return "the loop driver: runs the loop's test/iterator in plain Python and calls the compiled loop " \
+               "body once per iteration"
+    if value is not None and getattr(value, "__name__", None):
+        return f"{_pretty(value)}, called in plain Python at the break"
+    if re.fullmatch(r"___v\d+", name):
+        return "a temporary holding a value rebuilt after the graph"
+    if value is not None:
+        return f"a constant captured from your program ({_pretty(value)})"
+    return "a name minidynamo generated (never one of your variables)"

@@ -1,0 +1,179 @@
+"""report.text and report.records: the text of explain() (one section per captured piece, guards in words,
+generated names glossed, breaks grouped by cause), the break-reason lines, and the MINIDYNAMO_LOGS channels."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import minidynamo as md
+from minidynamo.capture.breaks import BreakCategory, BreakReason
+from minidynamo.examples.tour_programs import fit_logistic, make_inputs, make_regression, mlp_block, sign_switch
+from minidynamo.report import CHANNELS, ExplainOutput
+
+
+def block(x, w):
+    return np.tanh(x @ w) * 2.0
+
+
+def shout(x):
+    print("hi")  # SHOUT
+    return x + 1.0
+
+
+def outer(x):
+    return shout(x * 3.0)  # OUTER
+
+
+def _line(fn, marker):
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, t in enumerate(lines) if marker in t)
+
+
+def _args():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((4, 3)), rng.standard_normal((3, 5))
+
+
+def test_text_of_a_full_graph():
+    text = str(md.explain(block)(*_args()))
+    head, *rest = text.splitlines()
+    assert head.startswith("explain(block): 1 graph(s), 0 graph break(s), 3 op(s), captured in ")
+    assert head.endswith(" ms")
+    assert "  %0 = matmul(x, w)  # f64[4,5]" in rest
+    assert rest[1].startswith("── 1. block ──")
+    assert "  `x` is an ndarray of shape (4, 3) and dtype float64" in rest
+    assert "  global `np` is the module numpy" in rest
+    assert "graph breaks, by cause:" not in rest
+    assert "compiled entry (runs after the guards pass):" in rest
+    _generated_names_glossed(text)
+
+
+def test_text_of_a_break_names_file_line_source_and_caller():
+    out = md.explain(outer)(np.ones(3))
+    text = str(out)
+    assert "1 graph break(s)" in text.splitlines()[0]
+    line = _line(shout, "SHOUT")
+    assert "graph breaks, by cause:\n  call (1):\n" in text
+    assert f"    test_text.py:{line} in shout: " in text
+    assert '      `print("hi")  # SHOUT`' in text
+    assert f"inlined from outer ({__file__}:{_line(outer, 'OUTER')})" in text
+
+
+def test_break_reason_without_location_prints_category_and_message():
+    assert str(BreakReason(BreakCategory.UNSUPPORTED, "opcode FOO")) == "[unsupported] opcode FOO"
+    r = BreakReason(BreakCategory.DATA_DEPENDENT, "branch on x", filename="/a/b/model.py", lineno=7, function="f",
+                    source_line="if x:", stack=["g (/a/b/model.py:3) `f(x)`"])
+    assert str(r).splitlines() == ["model.py:7 in f: [data_dependent] branch on x", "    `if x:`",
+                                   "    inlined from g (/a/b/model.py:3) `f(x)`"]
+    assert r.where() == "model.py:7"
+
+
+def test_empty_output_says_so():
+    out = ExplainOutput("nothing")
+    assert (out.graph_count, out.graph_break_count, out.op_count, out.ops_per_graph) == (0, 0, 0, [])
+    assert "guards: none" in str(out) and "nothing was captured" in str(out)
+
+
+def test_graph_free_function_counts_no_graph():
+    out = md.explain(lambda x: x)(np.ones(2))
+    assert (out.graph_count, out.graph_break_count, out.op_count) == (0, 0, 0)
+
+
+def test_channels():
+    assert set(CHANNELS) >= {"graph_breaks", "recompiles", "guards", "graph_code"}
+
+
+def _run_with_logs(channels: str) -> str:
+    program = textwrap.dedent("""
+        import numpy as np, minidynamo as md
+        def f(x):
+            print("body")
+            return x + 1.0
+        g = md.compile(lambda x: np.tanh(x))
+        md.compile(f)(np.ones(2))
+        g(np.ones(2)); g(np.ones(3))
+    """)
+    env = {**os.environ, "MINIDYNAMO_LOGS": channels}
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def test_log_channels_from_environment():
+    err = _run_with_logs("graph_breaks,recompiles")
+    assert "[minidynamo:graph_breaks] graph break in f" in err
+    assert "[minidynamo:recompiles] recompiling <lambda>: x.shape[0]: expected 2, got 3" in err
+    assert "[minidynamo:graph_code]" not in err
+
+
+def test_log_channels_all_and_none():
+    assert "[minidynamo:graph_code] graph of <lambda>" in _run_with_logs("all")
+    assert "[minidynamo:" not in _run_with_logs("")
+
+
+def _sections(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("── ")]
+
+
+def _generated_names_glossed(text: str) -> None:
+    """Every `___name` in the entry code of a section has a `___name: ...` line under `where:`."""
+    for section in text.split("\n── ")[1:]:
+        code, _, where = section.partition("  where:\n")
+        used = set(re.findall(r"\b___\w+", code.split("compiled entry")[-1]))
+        glossed = set(re.findall(r"^    (___\w+): \S", where, re.M))
+        assert used <= glossed, used - glossed
+
+
+def test_branch_gets_a_section_per_piece_named_by_its_line():
+    x = np.abs(make_inputs()[0])
+    text = str(md.explain(sign_switch)(x))
+    line = _line(sign_switch, "if s > 0:")
+    assert _sections(text)[0].startswith("── 1. sign_switch ")
+    assert _sections(text)[1].startswith(f"── 2. resume at line {line}, after `if s > 0:` was True ")
+    assert f"  the branch at line {line} (`if s > 0:`) went True" in text
+    assert "___stack0 is" not in text and "is True\n" not in text
+    assert f"graph breaks, by cause:\n  data_dependent (1):\n    tour_programs.py:{line} in sign_switch:" in text
+    assert text.count("`x` is an ndarray of shape (4, 8) and dtype float64") == 2   # once per piece
+    _generated_names_glossed(text)
+
+
+def test_loop_body_and_builtins_read_as_words():
+    text = str(md.explain(fit_logistic)(*make_regression(), 0.05))
+    loop = _line(fit_logistic, "while loss > tol:")
+    titles = _sections(text)
+    assert any(f"loop body of `while loss > tol:` (line {loop}), one call per iteration" in t for t in titles)
+    assert any("rest of the loop body: resume at line" in t for t in titles)
+    assert "`float` is the builtin (no global shadows it)" in text and "global float is None" not in text
+    assert "`tol` is the float 0.05" in text
+    assert "the condition `(stack0 > tol)` was False, where stack0 is the value of `loss = float(" in text
+    assert "captured again because condition (stack0 > tol): expected True, got False" in text
+    _generated_names_glossed(text)
+
+
+def test_dict_and_int_guards_read_as_words():
+    x, params = make_inputs()
+    text = str(md.explain(mlp_block)(x, params))
+    assert "`params` is a dict with keys 'W0', 'W1', 'out' (in this order)" in text
+    assert "`n_layers` is the int 2" in text
+    assert "`range` is the builtin (no global shadows it)" in text
+
+
+def test_breaks_are_grouped_by_cause_with_counts():
+    def many(x):
+        print("a")
+        y = x + 1.0
+        print("b")
+        if y.sum() > 0:
+            y = y * 2.0
+        return y
+
+    text = str(md.explain(many)(np.ones(3)))
+    assert "  call (2):\n" in text and "  data_dependent (1):\n" in text
+    assert text.index("  call (2):") < text.index("── 1. ")

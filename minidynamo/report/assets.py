@@ -60,6 +60,7 @@ svg.dag .ret > rect { fill:var(--ret); stroke:var(--retb); }
 svg.dag rect.subframe { fill:#f6f8fa; stroke:#afb8c1; stroke-dasharray:4 3; }
 svg.dag text { font-family:var(--mono); font-size:11px; fill:var(--ink); }
 svg.dag text.spec { fill:var(--mute); font-size:10.5px; }
+svg.dag text.sublabel { fill:var(--mute); font-size:10px; font-style:italic; }
 svg.dag .node:hover > rect { stroke:var(--acc); stroke-width:2; }
 details { margin:6px 0; }
 details > summary { cursor:pointer; font-weight:600; font-size:13.5px; color:#24292f; }

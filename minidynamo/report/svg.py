@@ -1,9 +1,11 @@
-"""A graph drawn as an SVG DAG: inputs on top, each op one layer below its deepest argument, the outputs at
-the bottom; within a layer nodes are ordered by the mean position of their arguments (one barycenter
-pass), which keeps chains straight and crossings few. Plain strings, no library.
+"""A graph drawn as an SVG DAG: inputs on top, each op one layer below its deepest argument (a constant just
+above its first user), the outputs at the bottom. An edge that spans several layers runs through a chain of
+invisible waypoints, one per layer and shared by all edges of its source, so long edges run beside the
+nodes instead of through them; within a layer nodes and waypoints are ordered by the mean position of
+what they connect to above (one barycenter pass). Plain strings, no library.
 
-A node whose arguments (or `node.meta["subgraphs"]`) hold Graphs, as control-flow nodes (cond, while_loop)
-do, is drawn as a box with those graphs drawn inside it, recursively. Every IR node is one
+A control-flow node (cond, while_loop) whose target lists `subgraphs` as (label, Graph) pairs, or whose
+arguments or `node.meta["subgraphs"]` hold Graphs, is drawn as a box with those graphs inside, recursively. Every IR node is one
 `<g class="node">` (a child of the `<svg>`, or of its control-flow node's `<g class="sub">`); the `return`
 box is a `<g class="ret">`, so counting `.node` elements counts the IR.
 """
@@ -15,7 +17,7 @@ from html import escape
 from ..graph.ir import CONST, INPUT, Graph, Node, format_spec, iter_nodes
 
 CHAR_W, LINE_H, PAD, H_GAP, V_GAP, NODE_H = 6.6, 14, 8, 14, 34, 36
-MIN_W, MAX_W = 56, 230
+MIN_W, MAX_W, WAYPOINT_W = 56, 230, 4
 
 
 @dataclass
@@ -30,7 +32,8 @@ class _Box:
     y: float = 0.0
     layer: int = 0
     args: list["_Box"] = field(default_factory=list)
-    inner: list[tuple[Graph, "_Drawing"]] = field(default_factory=list)
+    up: list["_Box"] = field(default_factory=list)      # what it hangs from in the layer above (for ordering)
+    inner: list[tuple[str, "_Drawing"]] = field(default_factory=list)
 
 
 @dataclass
@@ -40,10 +43,14 @@ class _Drawing:
     body: str
 
 
-def subgraphs(node: Node) -> list[Graph]:
-    """Graphs held by a node: control-flow bodies in its arguments or listed in its meta."""
-    found = [v for v in (*node.args, *node.kwargs.values()) if isinstance(v, Graph)]
-    return found + [g for g in node.meta.get("subgraphs", ()) if isinstance(g, Graph) and g not in found]
+def subgraphs(node: Node) -> list[tuple[str, Graph]]:
+    """(label, graph) pairs a node holds: its target's `subgraphs` (cond: true/false, while_loop:
+    cond/body), Graphs among its arguments, or listed in its meta."""
+    found = [(str(label), g) for label, g in getattr(node.target, "subgraphs", ()) if isinstance(g, Graph)]
+    found += [("", v) for v in (*node.args, *node.kwargs.values()) if isinstance(v, Graph)]
+    found += [("", g) for g in node.meta.get("subgraphs", ()) if isinstance(g, Graph)]
+    seen: set[int] = set()
+    return [(label, g) for label, g in found if not (id(g) in seen or seen.add(id(g)))]
 
 
 def draw_graph(graph: Graph, gid: str) -> str:
@@ -63,13 +70,17 @@ def _boxes(graph: Graph, gid: str, depth: int) -> list[_Box]:
         b = _Box(n, label, format_spec(n.spec), kind)
         b.args = [boxes[a] for a in dict.fromkeys(n.inputs()) if a in boxes]
         b.layer = 1 + max((a.layer for a in b.args), default=-1)
-        b.inner = [(g, _draw(g, f"{gid}-{n.index}-{k}", depth + 1)) for k, g in enumerate(subgraphs(n))]
-        text_w = max(len(b.label), len(b.spec)) * CHAR_W + 2 * PAD
+        b.inner = [(label, _draw(g, f"{gid}-{n.index}-{k}", depth + 1)) for k, (label, g) in enumerate(subgraphs(n))]
+        text_w = (max(len(b.label), len(b.spec)) + 1) * CHAR_W + 2 * PAD
         inner_w = sum(dd.w for _, dd in b.inner) + H_GAP * max(0, len(b.inner) - 1) + 2 * PAD
         b.w = min(MAX_W, max(MIN_W, text_w)) if not b.inner else max(text_w, inner_w)
         if b.inner:
-            b.h = NODE_H + max(dd.h for _, dd in b.inner) + PAD
+            b.h = NODE_H + LINE_H + max(dd.h for _, dd in b.inner) + PAD
         boxes[n] = b
+    for n, b in boxes.items():     # a constant sits just above its first user, not at the top
+        if n.op == CONST:
+            users = [u.layer for u in boxes.values() if b in u.args]
+            b.layer = max(0, min(users, default=1) - 1)
     out_nodes = list(dict.fromkeys(iter_nodes(graph.outputs)))
     consts = [o for o in graph.outputs if not any(True for _ in iter_nodes(o))]
     ret = _Box(None, "return", f"{len(graph.outputs)} value(s)" + (" incl. constants" if consts else ""), "ret")
@@ -77,6 +88,34 @@ def _boxes(graph: Graph, gid: str, depth: int) -> list[_Box]:
     ret.layer = 1 + max((b.layer for b in boxes.values()), default=-1)
     ret.w = max(MIN_W, len(ret.spec) * CHAR_W + 2 * PAD)
     return [*boxes.values(), ret]
+
+
+def _route(boxes: list[_Box]) -> tuple[list[_Box], dict[tuple[int, int], list[_Box]]]:
+    """Waypoint chains for edges spanning more than one layer: (all waypoints, (source, user) -> chain).
+    One chain per source, as deep as its deepest user; capped so a pathological graph stays small (the
+    remaining long edges are drawn straight)."""
+    cap = 3 * len(boxes) + 64
+    waypoints: list[_Box] = []
+    routes: dict[tuple[int, int], list[_Box]] = {}
+    users: dict[int, list[_Box]] = {}
+    for b in boxes:
+        for a in b.args:
+            users.setdefault(id(a), []).append(b)
+    for a in boxes:
+        far = [b for b in users.get(id(a), ()) if b.layer - a.layer > 1]
+        deepest = max((b.layer for b in far), default=a.layer)
+        if not far or len(waypoints) + deepest - a.layer - 1 > cap:
+            continue
+        chain, prev = [], a
+        for layer in range(a.layer + 1, deepest):
+            prev = _Box(None, "", "", "waypoint", w=WAYPOINT_W, layer=layer, up=[prev])
+            chain.append(prev)
+        waypoints += chain
+        for b in far:
+            routes[(id(a), id(b))] = chain[: b.layer - a.layer - 1]
+    for b in boxes:
+        b.up = [routes[(id(a), id(b))][-1] if (id(a), id(b)) in routes else a for a in b.args]
+    return waypoints, routes
 
 
 def _place(boxes: list[_Box]) -> tuple[float, float]:
@@ -88,7 +127,7 @@ def _place(boxes: list[_Box]) -> tuple[float, float]:
     for k in sorted(layers):
         row = layers[k]
         # Barycenter ordering: children sit under the mean x of their arguments (index order breaks ties).
-        row.sort(key=lambda b: sum(center[id(a)] for a in b.args) / len(b.args) if b.args else -1.0)
+        row.sort(key=lambda b: sum(center[id(a)] for a in b.up) / len(b.up) if b.up else -1.0)
         x = PAD
         for b in row:
             b.x, b.y = x, y
@@ -107,17 +146,31 @@ def _place(boxes: list[_Box]) -> tuple[float, float]:
 
 def _draw(graph: Graph, gid: str, depth: int) -> _Drawing:
     boxes = _boxes(graph, gid, depth)
-    w, h = _place(boxes)
+    waypoints, routes = _route(boxes)
+    w, h = _place(boxes + waypoints)
     parts = []
     for b in boxes:
         for a in b.args:
-            x1, y1, x2, y2 = a.x + a.w / 2, a.y + a.h, b.x + b.w / 2, b.y
-            bend = max(12.0, (y2 - y1) / 2)
-            parts.append(f'<path class="edge" d="M{x1:.1f},{y1:.1f} C{x1:.1f},{y1 + bend:.1f} '
-                         f'{x2:.1f},{y2 - bend:.1f} {x2:.1f},{y2:.1f}"/>')
+            parts.append(_edge([a, *routes.get((id(a), id(b)), ()), b]))
     for b in boxes:
         parts.append(_box_svg(b, gid))
     return _Drawing(w, h, "".join(parts))
+
+
+def _edge(path: list[_Box]) -> str:
+    """A smooth path from the bottom of the first box through each waypoint to the top of the last."""
+    a = path[0]
+    x, y = a.x + a.w / 2, a.y + a.h
+    d = [f"M{x:.1f},{y:.1f}"]
+    for k, b in enumerate(path[1:], 1):
+        nx, ny = b.x + b.w / 2, b.y
+        bend = max(10.0, (ny - y) / 2)
+        d.append(f"C{x:.1f},{y + bend:.1f} {nx:.1f},{ny - bend:.1f} {nx:.1f},{ny:.1f}")
+        x, y = nx, ny
+        if k < len(path) - 1:          # through the waypoint's whole row
+            y = b.y + b.h
+            d.append(f"L{x:.1f},{y:.1f}")
+    return f'<path class="edge" d="{" ".join(d)}"/>'
 
 
 def _box_svg(b: _Box, gid: str) -> str:
@@ -131,8 +184,9 @@ def _box_svg(b: _Box, gid: str) -> str:
            f'<text x="{PAD}" y="15" class="lbl">{escape(_clip(b.label, b.w))}</text>',
            f'<text x="{PAD}" y="29" class="spec">{escape(_clip(b.spec, b.w))}</text>']
     x = PAD
-    for g, d in b.inner:
-        out.append(f'<g class="sub" transform="translate({x:.1f},{NODE_H})"><rect class="subframe" '
+    for label, d in b.inner:
+        out.append(f'<text x="{x + 2:.1f}" y="{NODE_H + 10}" class="sublabel">{escape(label)}</text>'
+                   f'<g class="sub" transform="translate({x:.1f},{NODE_H + LINE_H})"><rect class="subframe" '
                    f'width="{d.w:.1f}" height="{d.h:.1f}" rx="4"/>{d.body}</g>')
         x += d.w + H_GAP
     out.append("</g>")

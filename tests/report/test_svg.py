@@ -84,3 +84,45 @@ def test_subgraphs_of_a_control_flow_node_are_drawn_inside_it():
     # the nested drawings come after the cond node's own box opens, and before it closes
     start = svg.index('data-index="2"')
     assert start < svg.index('<g class="sub"') < svg.rindex("</g></g>")
+
+
+class _WhileTarget:
+    """A control-flow target as graph/control.py shapes them: `subgraphs` lists (label, Graph) pairs."""
+
+    def __init__(self, cond: Graph, body: Graph) -> None:
+        self.subgraphs = (("cond", cond), ("body", body))
+
+    def __call__(self, *carried):
+        return carried
+
+
+def test_labelled_subgraphs_of_a_node_target_are_nested_with_their_labels():
+    cond, body = Graph("cond"), Graph("body")
+    c = cond.add_input("c0", SPEC)
+    cond.set_outputs([cond.call("any", np.any, (c,), spec=ArraySpec((), np.bool_))])
+    b = body.add_input("c0", SPEC)
+    body.set_outputs([body.call("tanh", np.tanh, (b,), spec=SPEC)])
+    g = Graph("loop")
+    x = g.add_input("x", SPEC)
+    g.set_outputs([g.call("while_loop", _WhileTarget(cond, body), (x,), spec=(SPEC,))])
+    svg = draw_graph(g, "g")
+    assert '<text x="10.0" y="46" class="sublabel">cond</text>' in svg and 'class="sublabel">body</text>' in svg
+    assert svg.count('<g class="sub"') == 2
+    assert svg.count('<g class="node ') == len(g.nodes) + len(cond.nodes) + len(body.nodes)
+
+
+def test_long_edges_run_through_waypoints_beside_the_nodes():
+    g = Graph("skip")
+    x = g.add_input("x", SPEC)
+    v = x
+    for _ in range(4):
+        v = g.call("tanh", np.tanh, (v,), spec=SPEC)
+    g.set_outputs([g.call("add", np.add, (v, x), spec=SPEC)])
+    svg = draw_graph(g, "g")
+    pos = _positions(svg)
+    column = pos[1][0]
+    skip = re.findall(r'<path class="edge" d="([^"]*)"/>', svg)
+    long = [d for d in skip if d.count("L") == 4]          # x -> add passes the 4 tanh rows
+    assert len(long) == 1
+    xs = [float(p.split(",")[0]) for p in re.findall(r"L([\d.]+,[\d.]+)", long[0])]
+    assert all(abs(x - column) > 20 for x in xs), (xs, column)   # beside the tanh column, not through it

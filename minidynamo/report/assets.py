@@ -106,6 +106,7 @@ JS = """
   });
   document.querySelectorAll('.brk').forEach(function (b) {
     b.addEventListener('focus', function () { show(b); });
+    b.addEventListener('mouseenter', function () { show(b); });
   });
   document.addEventListener('keydown', function (e) { if (e.key === 'Escape') panel.hidden = true; });
   requestAnimationFrame(function () { requestAnimationFrame(function () {

@@ -1,7 +1,7 @@
 """The report pages in a real browser (headless Chromium through selenium): every graph is drawn with as
 many nodes as its IR has, a break marker shows its reason when clicked, screenshots are saved, and a
 1,000-node graph is painted in under 2 s (measured by the page with performance.now()) from a page under
-2 MB. One browser serves the whole module; skipped, with the reason, without chromium, chromedriver or
+2 MB. One browser serves the whole session (`browser` in conftest.py); skipped, with the reason, without chromium, chromedriver or
 selenium."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from minidynamo.report.browser import BrowserUnavailable, find_tools, rendered_ms, start
+from minidynamo.report.browser import BrowserUnavailable, find_tools, rendered_ms
 
 from .pages import Page, big_page, corpus_pages, script_page, tour_pages
 
@@ -21,13 +21,6 @@ except BrowserUnavailable as e:
     MISSING = str(e)
 
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=f"browser tests need headless Chromium: {MISSING}")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    drv = start(1280, 900)
-    yield drv
-    drv.quit()
 
 
 @pytest.fixture(scope="module")
@@ -79,13 +72,19 @@ def test_clicking_a_break_marker_shows_its_reason(browser, pages):
     assert checked >= 5
 
 
-def test_markers_on_source_lines_open_the_panel(browser, pages):
+def test_markers_on_source_lines_open_the_panel_on_click_and_hover(browser, pages):
+    from selenium.webdriver import ActionChains
+
     page = next(p for p in pages if p.name == "sign_switch")
     _open(browser, page.path)
     marker = browser.find_element("css selector", ".source .brk:not(.off)")
     line = marker.find_element("xpath", "..").find_element("css selector", ".no").text
     marker.click()
     assert f"tour_programs.py:{line} in sign_switch" in browser.find_element("css selector", "#brk-detail .where").text
+    browser.find_element("css selector", "h2").click()
+    assert not browser.find_element("id", "brk-detail").is_displayed()
+    ActionChains(browser).move_to_element(marker).perform()
+    assert browser.find_element("id", "brk-detail").is_displayed()
 
 
 def test_a_thousand_node_graph_renders_in_under_two_seconds(browser, tmp_path):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .assets import CSS, JS
-from .pieces import Piece, PieceKind, category_name, make_pieces
+from .pieces import Piece, PieceKind, category_name, make_pieces, readable_function
 from .svg import draw_graph
 from .text import break_details, group_breaks, pieces_by_function
 
@@ -118,10 +118,10 @@ class _Markers:
     def button(self, r: Any) -> str:
         self.count += 1
         category = category_name(r.category)
-        stack = "\n".join(reversed(getattr(r, "stack", []) or []))
+        stack = "\n".join(readable_function(s) for s in reversed(getattr(r, "stack", []) or []))
         fallback = getattr(r, "fallback", "")
         reason = r.message + (f" (the whole frame runs eagerly: {fallback})" if fallback else "")
-        where = f"{r.where()} in {getattr(r, 'function', '')}"
+        where = f"{r.where()} in {readable_function(getattr(r, 'function', ''))}"
         return (f'<button class="brk" id="{self.sid}-brk{self.count}" data-category="{escape(category)}" '
                 f'data-where="{escape(where)}" data-reason="{escape(reason)}" data-stack="{escape(stack)}" '
                 f'title="{escape(category)}: {escape(reason)}">break</button>')
@@ -175,7 +175,8 @@ def _breaks(out: Any, markers: _Markers) -> str:
         for r in reasons:
             details = "".join(f"<div>{_rich(d)}</div>" for d in break_details(r))
             context = _context(r)
-            items.append(f"<li>{markers.button(r)}<b>{escape(r.where())}</b> in {escape(r.function)}: "
+            items.append(f"<li>{markers.button(r)}<b>{escape(r.where())}</b> in "
+                         f"{escape(readable_function(r.function))}: "
                          f"{escape(r.message)}{details}{context}</li>")
         items.append("</ul>")
     return f"<h3>Graph breaks by cause ({len(out.break_reasons)})</h3>{''.join(items)}"
@@ -194,9 +195,17 @@ def _recompiles(pieces: list[Piece]) -> str:
     again = [p for p in pieces if p.failed_guards]
     if not again:
         return ""
-    items = "".join(f'<li class="recompile"><a href="#{p.anchor}">{_rich(p.title)}</a>: captured again because '
-                    + "; ".join(f"<code>{escape(f)}</code>" for f in p.failed_guards) + "</li>" for p in again)
-    return f"<h3>Recompiles ({len(again)})</h3><ul>{items}</ul>"
+    return f"<h3>Recompiles ({len(again)})</h3><ul>{''.join(_recompile(p) for p in again)}</ul>"
+
+
+def _recompile(p: Piece) -> str:
+    """Why the newest cached entry missed (the one a reader compares with), the older ones folded away."""
+    *older, newest = p.failed_guards
+    rest = "" if not older else (f"<details><summary>and {len(older)} older entr{'y' if len(older) == 1 else 'ies'}"
+                                 f"</summary>" + "<br>".join(f"<code>{escape(f)}</code>" for f in older)
+                                 + "</details>")
+    return (f'<li class="recompile"><a href="#{p.anchor}">{_rich(p.title)}</a>: captured again because '
+            f"<code>{escape(newest)}</code>{rest}</li>")
 
 
 def _piece(p: Piece, by_fn: dict) -> str:

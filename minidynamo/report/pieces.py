@@ -93,17 +93,36 @@ def source_line(filename: str, lineno: int | None) -> str:
 
 def make_pieces(root: Any, records: list) -> list[Piece]:
     """A Piece per record, in capture order; a function captured again is numbered (capture 2, 3...)."""
-    pieces, counts = [], {}
+    pieces, counts, points = [], {}, {}
     for i, r in enumerate(records):
         fn = r.fn
         code = fn.__code__
-        key = id(fn) if _RESUME_NAME.search(code.co_name) is None else (code.co_qualname, _bool_outcomes(r))
+        resume = _RESUME_NAME.search(code.co_name)
+        key = id(fn) if resume is None else (code.co_qualname, _bool_outcomes(r))
         counts[key] = counts.get(key, 0) + 1
         piece = _piece(root, r, f"piece-{i}")
+        if resume is not None:       # several resume points on one line (x[i] = x[i] ** 2): number them
+            names = points.setdefault(piece.lineno, [])
+            if code.co_name not in names:
+                names.append(code.co_name)
+            k = names.index(code.co_name)
+            if k:
+                piece.title = piece.title.replace(f"line {piece.lineno},", f"line {piece.lineno} (point {k + 1} "
+                                                                             f"on that line),", 1)
         if counts[key] > 1:
             piece.title += f" (capture {counts[key]})"
         pieces.append(piece)
     return pieces
+
+
+_RESUME_QUALNAME = re.compile(r"<__resume_(?:__resume_)*(\w+?)_at_L(\d+)_i\d+>")
+
+
+def readable_function(name: str) -> str:
+    """`f.<__resume_f_at_L19_i67>` -> `f (resumed at line 19)`: break reasons name the generated resume
+    function they happened in."""
+    m = _RESUME_QUALNAME.search(name)
+    return name if m is None else f"{name[:m.start()].rstrip('.')} (resumed at line {m.group(2)})"
 
 
 def _piece(root: Any, r: Any, anchor: str) -> Piece:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .pieces import Piece, category_name, make_pieces
+from .pieces import Piece, category_name, make_pieces, readable_function
 
 RULE = "─" * 78
 
@@ -21,12 +21,13 @@ def group_breaks(reasons: list) -> dict[str, list]:
 
 def break_headline(r: Any) -> str:
     """`file.py:12 in f: message` (no category: the group says it)."""
-    return f"{r.where()} in {r.function}: {r.message}" if getattr(r, "function", "") else r.message
+    return f"{r.where()} in {readable_function(r.function)}: {r.message}" if getattr(r, "function", "") \
+        else r.message
 
 
 def break_details(r: Any) -> list[str]:
     """The lines under a break's headline: its source text, inlining stack and any eager fallback."""
-    return [line.strip() for line in str(r).splitlines()[1:]]
+    return [readable_function(line.strip()) for line in str(r).splitlines()[1:]]
 
 
 def summary(out: Any) -> str:

@@ -177,3 +177,24 @@ def test_breaks_are_grouped_by_cause_with_counts():
     text = str(md.explain(many)(np.ones(3)))
     assert "  call (2):\n" in text and "  data_dependent (1):\n" in text
     assert text.index("  call (2):") < text.index("── 1. ")
+
+
+def test_generated_resume_names_in_break_reasons_read_as_their_line():
+    from minidynamo.report.pieces import readable_function
+    assert readable_function("f.<__resume_f_at_L19_i67>") == "f (resumed at line 19)"
+    assert readable_function("f.<__resume___resume_f_at_L3_i1_at_L19_i67>") == "f (resumed at line 19)"
+    assert readable_function("outer (/a/b.py:4) `g(x)`") == "outer (/a/b.py:4) `g(x)`"
+
+
+def test_two_resume_points_on_one_line_are_numbered():
+    def masked(z, c, n):
+        for _ in range(n):
+            keep = np.abs(z) < 2.0
+            z[keep] = z[keep] ** 2 + c[keep]
+        return z
+
+    text = str(md.explain(masked)(np.linspace(-1.0, 1.0, 6), np.full(6, 0.25), 3))
+    line = _line(masked, "z[keep] = ")
+    titles = [t for t in _sections(text) if f"line {line}" in t]
+    assert any("(point 2 on that line)" in t for t in titles), titles
+    assert "<__resume_" not in text.split("── 1.")[0]          # the break list names no generated function

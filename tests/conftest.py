@@ -108,13 +108,26 @@ def assert_same(eager: Any, compiled: Any, where: str = "result") -> None:
             assert_same(eager[k], compiled[k], f"{where}[{k!r}]")
     elif isinstance(eager, float) and eager != eager:
         assert compiled != compiled, f"{where}: {compiled!r}, eager nan"
-    elif isinstance(eager, types.SimpleNamespace) or (hasattr(eager, "__dict__") and not callable(eager)
-                                                      and type(eager).__eq__ is object.__eq__):
-        assert_same(vars(eager), vars(compiled), f"{where}.__dict__")
-    elif type(eager).__eq__ is object.__eq__ and not callable(eager):
-        pass                      # plain objects without state (sentinels): the same type is all there is
+    elif isinstance(eager, types.SimpleNamespace) or (type(eager).__eq__ is object.__eq__
+                                                      and not isinstance(eager, _CODE_OBJECTS)):
+        assert_same(_state(eager), _state(compiled), f"{where}.__dict__")   # {} for sentinels
     else:
         assert eager == compiled, f"{where}: {compiled!r}, eager {eager!r}"
+
+
+# Callables compared by identity, not by their state (a layer object with __call__ is compared by state).
+_CODE_OBJECTS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)
+
+
+def _state(obj: Any) -> dict[str, Any]:
+    """An object's attributes: its __dict__ and its __slots__ (unset slots left out)."""
+    state = dict(getattr(obj, "__dict__", {}))
+    for cls in type(obj).__mro__:
+        slots = getattr(cls, "__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
+                state[name] = getattr(obj, name)
+    return state
 
 
 def _leaves(value: Any, path: str = "") -> Iterable[tuple[str, Any]]:

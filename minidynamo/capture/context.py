@@ -29,6 +29,7 @@ from .variables.functions import BoundMethodVar, UserFunctionVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
 from .variables.scalar import SCALAR_TYPES, ScalarVar
+from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*, itertools.* ... in BUILTINS)
 from ..signatures import code_signature
 from .breaks import BreakCategory
 

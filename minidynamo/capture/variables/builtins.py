@@ -57,8 +57,21 @@ class BuiltinVar(Var):
             raise unsupported(BreakCategory.CALL, f"call to builtin {self.fn.__name__}() is not captured")
         return impl(frame, self.fn, args, kwargs)
 
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        attr = getattr(self.fn, name, None)      # itertools.chain.from_iterable: a builtin type's own helper
+        if isinstance(self.fn, type) and attr is not None and _is_registered(attr):
+            return BuiltinVar(attr)
+        return super().getattr(frame, name)
+
     def reconstruct(self, out: Any) -> str:
         return out.constant(self.fn)
+
+
+def _is_registered(fn: Any) -> bool:
+    try:
+        return fn in BUILTINS
+    except TypeError:       # unhashable
+        return False
 
 
 def _no_kwargs(name: str, kwargs: dict) -> None:
@@ -177,35 +190,6 @@ def _sum(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Va
     return total
 
 
-@builtin(min, max)
-def _minmax(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    items = args[0].iterate(frame) if len(args) == 1 else args
-    if all(i.is_constant() for i in items) and not kwargs:
-        return wrap_constant(fn(i.as_constant() for i in items))
-    raise unsupported(BreakCategory.DATA_DEPENDENT, "min()/max() over arrays compares their values")
-
-
 @builtin(float, int, bool, complex)
 def _convert(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     raise unsupported(BreakCategory.DATA_DEPENDENT, f"{args[0].describe() if args else 'value'} converted to a Python number")
-
-
-@builtin(any, all)
-def _anyall(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    return ConstVar(fn(item.as_bool(frame) for item in args[0].iterate(frame)))
-
-
-@builtin(getattr)
-def _getattr(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    name = args[1].as_constant()
-    if len(args) == 3:
-        try:
-            return args[0].getattr(frame, name)
-        except Exception:
-            raise unsupported(BreakCategory.UNSUPPORTED, "getattr() with a default") from None
-    return args[0].getattr(frame, name)
-
-
-@builtin(hasattr)
-def _hasattr(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    raise unsupported(BreakCategory.UNSUPPORTED, "hasattr() is not captured")

@@ -70,7 +70,7 @@ class ConstVar(Var):
 
     def getattr(self, frame: "Frame", name: str) -> Var:
         v = self.value
-        if isinstance(v, (np.dtype, np.generic, int, float, complex, slice, range)) or v is None:
+        if isinstance(v, (np.dtype, np.generic, int, float, complex, slice, range, np.finfo, np.iinfo)) or v is None:
             try:
                 attr = getattr(v, name)
             except AttributeError as e:
@@ -80,6 +80,9 @@ class ConstVar(Var):
             return ConstVar(attr)
         if isinstance(v, str):
             return BoundConstMethodVar(self, name)
+        from .descriptors import class_attribute, is_user_class
+        if is_user_class(v):
+            return class_attribute(frame, self, name)
         raise unsupported(BreakCategory.UNSUPPORTED, f"attribute {name!r} of constant {type(v).__name__}")
 
     def getitem(self, frame: "Frame", key: Var) -> Var:
@@ -114,7 +117,8 @@ class ConstVar(Var):
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         # NumPy scalar types and np.dtype are pure constructors: fold them on constant arguments.
         v = self.value
-        if isinstance(v, type) and (issubclass(v, np.generic) or v is np.dtype) and all_constant(args, kwargs):
+        if isinstance(v, type) and (issubclass(v, np.generic) or v in (np.dtype, np.finfo, np.iinfo)) and \
+                all_constant(args, kwargs):
             return fold(frame, v, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
         raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
 

@@ -86,6 +86,10 @@ class NumpyFunctionVar(Var):
         return self.fn
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        if not (self.opdef.random or self.opdef.mutates):
+            folded = fold_on_constants(frame, self.fn, args, kwargs)
+            if folded is not None:
+                return folded
         return frame.ctx.record(self.opdef, args, kwargs, target=self.fn)
 
     def reconstruct(self, out: Any) -> str:
@@ -110,6 +114,36 @@ class MathFunctionVar(Var):
         return out.constant(self.fn)
 
 
+# NumPy helpers without a graph op that are pure functions of constant arguments (dtype and shape logic).
+_PURE_HELPERS = {"finfo", "iinfo", "result_type", "promote_types", "can_cast", "issubdtype", "min_scalar_type",
+                 "broadcast_shapes", "isscalar", "ndim", "shape", "size", "dtype"}
+# What a folded call may return: values a ConstVar holds (never an array: the graph would share one
+# mutable object between calls).
+_FOLDABLE_RESULTS = (int, float, complex, bool, str, type(None), np.generic, np.dtype, np.finfo, np.iinfo, type)
+
+
+def fold_on_constants(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var | None:
+    """`fn(*args)` evaluated now when every argument is a capture-time constant (shape ints included:
+    `np.ceil(H / 2)`, `np.prod(x.shape)`, `np.sqrt(d)`) and the result is a scalar, dtype or a tuple of
+    them; None otherwise (the caller records a graph op). The arguments were guarded when their values were
+    read, so the folded result is guarded like any constant; `int()`/`range()` of it then fold too."""
+    if not all_constant(args, kwargs):
+        return None
+    values = [a.as_constant() for a in args]
+    kw = {k: v.as_constant() for k, v in kwargs.items()}
+    if any(isinstance(v, np.ndarray) for v in (*values, *kw.values())):
+        return None
+    try:
+        with np.errstate(all="raise"):       # a warning eagerly (overflow, divide by zero): leave it to NumPy
+            result = fn(*values, **kw)
+    except Exception:
+        return None
+    flat = result if type(result) is tuple else (result,)
+    if not all(isinstance(v, _FOLDABLE_RESULTS) for v in flat):
+        return None
+    return fold(frame, lambda: result)
+
+
 class OpaqueLibraryVar(Var):
     """A NumPy object capture does not model (np.random.default_rng, np.errstate, ...)."""
 
@@ -120,6 +154,10 @@ class OpaqueLibraryVar(Var):
         return f"{type(self.value).__name__} {getattr(self.value, '__name__', '')}".strip()
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        if getattr(self.value, "__name__", None) in _PURE_HELPERS and getattr(np, self.value.__name__) is self.value:
+            folded = fold_on_constants(frame, self.value, args, kwargs)
+            if folded is not None:
+                return folded
         name = getattr(self.value, "__qualname__", getattr(self.value, "__name__", repr(self.value)))
         raise unsupported(BreakCategory.CALL, f"numpy function {name} has no registered op")
 

@@ -4,12 +4,15 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from typing import TYPE_CHECKING, Any
 
 from ..breaks import BreakCategory
-from ..sources import AttrSource
+from ... import guards as G
+from ..sources import AttrSource, ItemSource
+from .descriptors import PLAIN_DATA, guard_class_attribute, instance_attribute, is_data_descriptor
 from .base import Var, unsupported
 from .builtins import builtin
 from ...graph import ops
@@ -18,6 +21,9 @@ from .numpy_ns import NumpyFunctionVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
+
+
+_MISSING = object()
 
 
 class UserObjectVar(Var):
@@ -40,36 +46,95 @@ class UserObjectVar(Var):
             return self.writes[name]
         if name in self.read_cache:
             return self.read_cache[name]
+        value = self.value
         try:
-            static = inspect.getattr_static(self.value, name)
+            static = inspect.getattr_static(value, name)
         except AttributeError:
-            raise unsupported(BreakCategory.EXCEPTION, f"{type(self.value).__name__} object has no attribute {name!r}") from None
-        inst_dict = getattr(self.value, "__dict__", {})
-        if isinstance(self.value, types.ModuleType) or name in inst_dict:
-            var = frame.ctx.wrap(getattr(self.value, name), AttrSource(self.source, name))
-        elif isinstance(static, types.FunctionType):
-            var = BoundMethodVar(static, self)   # the class is guarded (type guard), so the method is fixed
-        elif isinstance(static, (staticmethod, classmethod, property)) or hasattr(type(static), "__get__"):
-            raise unsupported(BreakCategory.UNSUPPORTED, f"descriptor attribute {type(self.value).__name__}.{name}")
+            raise unsupported(BreakCategory.EXCEPTION,
+                              f"{type(value).__name__} object has no attribute {name!r}") from None
+        inst_dict = getattr(value, "__dict__", {})
+        if isinstance(value, types.ModuleType) or name in inst_dict and not is_data_descriptor(static):
+            var = frame.ctx.wrap(getattr(value, name), AttrSource(self.source, name))
+        elif isinstance(static, (property, functools.cached_property)):
+            return self._descriptor(frame, name, static)     # runs user code: not cached
         else:
-            var = frame.ctx.wrap(getattr(self.value, name), AttrSource(self.source, name))
+            var = instance_attribute(frame, self, name, static)
         var = _front_end_alias(var)
         self.read_cache[name] = var
         return var
 
+    def _descriptor(self, frame: "Frame", name: str, static: Any) -> Var:
+        """A property getter inlined; a cached_property computed and stored into the instance, as its
+        __get__ does (the entry is guarded on the instance not having it yet)."""
+        getter = static.fget if isinstance(static, property) else static.func
+        if not isinstance(getter, types.FunctionType):
+            raise unsupported(BreakCategory.UNSUPPORTED, f"{type(static).__name__} {name!r} of "
+                              f"{self.describe()} has a getter without bytecode")
+        guard_class_attribute(frame, type(self.value), name, static)
+        if isinstance(static, property):
+            return UserFunctionVar(getter).call(frame, [self], {})
+        frame.ctx.guard([G.Guard(f"({name!r} in {self.source.expr()}.__dict__)", G.GuardKind.EQUALS, False,
+                                 f"{self.source.describe()}.{name} not cached yet")])
+        result = UserFunctionVar(getter).call(frame, [self], {})
+        self.setattr(frame, name, result)
+        return result
+
+    def has_attribute(self, frame: "Frame", name: str) -> bool:
+        """hasattr(obj, name), guarded on the answer; a getter that might raise AttributeError breaks."""
+        if name in self.writes:
+            return True
+        cls = type(self.value)
+        generic = cls.__getattribute__ is object.__getattribute__ or cls is types.SimpleNamespace or \
+            isinstance(self.value, types.ModuleType)
+        if "__getattr__" in dir(cls) or not generic:
+            raise unsupported(BreakCategory.UNSUPPORTED, f"hasattr() on {self.describe()} with custom attribute lookup")
+        static = inspect.getattr_static(self.value, name, _MISSING)
+        if static is not _MISSING and hasattr(type(static), "__get__") and not isinstance(
+                static, (types.FunctionType, staticmethod, classmethod, *PLAIN_DATA)):
+            raise unsupported(BreakCategory.UNSUPPORTED, f"hasattr() through the descriptor {cls.__name__}.{name}")
+        found = hasattr(self.value, name)
+        kind = G.GuardKind.HASATTR if found else G.GuardKind.NOT_HASATTR
+        frame.ctx.guard([G.Guard(self.source.expr(), kind, name, self.source.describe())])
+        return found
+
     def setattr(self, frame: "Frame", name: str, value: Var) -> None:
-        if isinstance(self.value, types.ModuleType) or hasattr(type(self.value), "__setattr__") and \
-                type(self.value).__setattr__ is not object.__setattr__:
+        cls = type(self.value)
+        plain = cls is types.SimpleNamespace or getattr(cls, "__setattr__", None) is object.__setattr__
+        if isinstance(self.value, types.ModuleType) or not plain:
             raise unsupported(BreakCategory.SIDE_EFFECT, f"attribute write on {self.describe()} with custom __setattr__")
+        static = inspect.getattr_static(cls, name, None)
+        if is_data_descriptor(static) and not isinstance(static, types.MemberDescriptorType):
+            raise unsupported(BreakCategory.SIDE_EFFECT, f"attribute write through the descriptor "
+                              f"{cls.__name__}.{name} ({type(static).__name__})")
         if not self.writes:
             frame.ctx.side_effects.mutated(self)
         self.writes[name] = value
+        self.read_cache.pop(name, None)
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         call = inspect.getattr_static(type(self.value), "__call__", None)
         if isinstance(call, types.FunctionType):
+            guard_class_attribute(frame, type(self.value), "__call__", call)
             return BoundMethodVar(call, self).call(frame, args, kwargs)
         raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
+
+    # NamedTuples (and other tuple subclasses) unpack and index like tuples.
+    def iterate(self, frame: "Frame") -> list[Var]:
+        if not isinstance(self.value, tuple):
+            return super().iterate(frame)
+        frame.ctx.guard([G.Guard(self.source.expr(), G.GuardKind.LEN, len(self.value), self.source.describe())])
+        return [frame.ctx.wrap(v, ItemSource(self.source, i)) for i, v in enumerate(self.value)]
+
+    def length(self, frame: "Frame") -> int:
+        return len(self.iterate(frame))
+
+    def getitem(self, frame: "Frame", key: Var) -> Var:
+        if isinstance(self.value, tuple) and key.is_constant() and type(key.as_constant()) is int:
+            items = self.iterate(frame)
+            i = key.as_constant()
+            if -len(items) <= i < len(items):
+                return items[i]
+        return super().getitem(frame, key)
 
 
 def _front_end_alias(var: Var) -> Var:

@@ -155,9 +155,6 @@ def test_store_attr_on_object():
     check(store_attrs, State(), x23(), calls=[(State(), x23())]).assert_no_breaks()
 
 
-@pytest.mark.xfail(types.SimpleNamespace.__setattr__ is not object.__setattr__, strict=True,
-                   reason="objects.py: UserObjectVar.setattr sees SimpleNamespace's own "
-                   "__setattr__ slot wrapper as a custom __setattr__ and breaks")
 def test_store_attr_on_simple_namespace():
     check(store_attrs, types.SimpleNamespace(count=0, last=None), x23()).assert_no_breaks()
 

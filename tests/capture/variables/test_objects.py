@@ -1,0 +1,196 @@
+"""Descriptors and user objects (variables/objects.py, descriptors.py): properties and cached_property run
+their getter inline, static/class methods, dataclasses, __slots__, NamedTuples, SimpleNamespace writes;
+guards on the type and on the identity of the class attribute capture followed."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import types
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+from tests.conftest import check
+
+
+def _x(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape or (2, 3))
+
+
+class Layer:
+    factor = 2.0
+
+    def __init__(self, w):
+        self.w = w
+        self.calls = 0
+
+    @property
+    def wt(self):
+        return self.w.T
+
+    @property
+    def width(self):
+        return self.w.shape[1]
+
+    @functools.cached_property
+    def gram(self):
+        return self.w @ self.w.T
+
+    @staticmethod
+    def act(x):
+        return np.maximum(x, 0.0)
+
+    @classmethod
+    def scale(cls, x):
+        return x * cls.factor
+
+    def __call__(self, x):
+        self.calls += 1
+        return self.act(self.scale(x @ self.w)) + self.gram.sum() * self.width
+
+
+def test_property_getter_is_inlined():
+    def f(m, x):
+        return x @ m.w @ m.wt
+    r = check(f, Layer(_x(3, 3)), _x(), calls=[(Layer(_x(3, 4)), _x())]).assert_no_breaks()
+    assert r.stats.captures == 2
+
+
+def test_cached_property_is_computed_once_and_stored_like_eager():
+    layer = Layer(_x(3, 3))
+    compiled = md.compile(layer)
+    eager_layer = Layer(layer.w.copy())
+    for _ in range(3):
+        np.testing.assert_array_equal(compiled(_x()), eager_layer(_x()))
+    assert "gram" in vars(layer) and layer.calls == 3
+    np.testing.assert_array_equal(layer.gram, eager_layer.gram)
+    assert md.stats(compiled).captures == 2          # not cached yet, then cached: two variants
+    check(lambda m, x: m(x) + m(x), Layer(_x(3, 3)), _x()).assert_no_breaks()
+
+
+def test_static_and_class_methods_through_instance_and_class():
+    def f(m, x):
+        return m.act(x) + Layer.act(-x) + m.scale(x) + Layer.scale(x) + type(m).scale(x)
+    check(f, Layer(_x(3, 3)), _x()).assert_no_breaks()
+
+
+class Child(Layer):
+    factor = 3.0
+
+
+def test_classmethod_sees_the_subclass():
+    check(lambda m, x: m.scale(x) + Child.scale(x), Child(_x(3, 3)), _x(),
+          calls=[(Layer(_x(3, 3)), _x())]).assert_no_breaks()
+
+
+def test_replacing_a_method_or_class_attribute_recaptures():
+    class Model:
+        k = 1.0
+
+        def forward(self, x):
+            return x * 2.0
+
+    m = Model()
+    compiled = md.compile(lambda m, x: m.forward(x) + Model.k)
+    x = _x()
+    np.testing.assert_array_equal(compiled(m, x), x * 2.0 + 1.0)
+    Model.forward = lambda self, x: x * 5.0           # same type, new class attribute
+    np.testing.assert_array_equal(compiled(m, x), x * 5.0 + 1.0)
+    assert "Model.forward" in md.stats(compiled).guard_failures[-1][0]
+    Model.k = 4.0
+    np.testing.assert_array_equal(compiled(m, x), x * 5.0 + 4.0)
+
+
+@dataclasses.dataclass
+class Config:
+    lr: float = 0.1
+    steps: int = 3
+    decay: float = 0.5
+
+    @property
+    def final_lr(self):
+        return self.lr * self.decay ** self.steps
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    bias: float = 1.0
+
+
+def test_dataclass_config_fields_and_property():
+    def f(cfg, fz, x):
+        for _ in range(cfg.steps):
+            x = x - cfg.lr * x
+        return x * cfg.final_lr + fz.bias
+    check(f, Config(), Frozen(), _x(), calls=[(Config(lr=0.2), Frozen(2.0), _x())]).assert_no_breaks()
+
+
+class Params(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+    scale: float = 1.0
+
+
+def test_named_tuple_fields_unpacking_and_indexing():
+    def f(p, x):
+        w, b, s = p
+        return (x @ p.w + p[1]) * p.scale + w.sum() + b * s + len(p)
+    check(f, Params(_x(3, 3), _x(3)), _x(), calls=[(Params(_x(3, 3), _x(3), 2.0), _x())]).assert_no_breaks()
+
+
+class Slotted:
+    __slots__ = ("w", "k", "unset")
+
+    def __init__(self, w, k):
+        self.w, self.k = w, k
+
+
+def test_slots_read_and_write():
+    def f(s, x):
+        s.k = s.k + 1
+        return x * s.w * s.k
+    check(f, Slotted(_x(3), 2), _x()).assert_no_breaks()
+    check(lambda s: s.unset, Slotted(_x(3), 2))        # AttributeError, as eagerly
+
+
+def test_simple_namespace_attribute_writes():
+    def f(ns, x):
+        ns.count = ns.count + 1
+        ns.last = x * 2.0
+        return ns.last + ns.count
+    check(f, types.SimpleNamespace(count=0), _x()).assert_no_breaks()
+
+
+class WithSetter:
+    def __init__(self):
+        self._v = 1.0
+
+    @property
+    def v(self):
+        return self._v
+
+    @v.setter
+    def v(self, value):
+        self._v = value * 2
+
+
+def test_write_through_a_property_setter_is_not_replayed_as_plain_storage():
+    def f(o, x):
+        o.v = 3.0
+        return x * o.v
+    check(f, WithSetter(), _x())
+
+
+def test_layer_object_with_every_descriptor_kind():
+    layer = Layer(_x(3, 3))
+    check(layer, _x()).assert_no_breaks()
+
+
+@pytest.mark.parametrize("make", [lambda: Layer(_x(3, 3)), lambda: Child(_x(3, 3))])
+def test_explain_shows_the_class_attribute_guards(make):
+    out = md.explain(lambda m, x: m.scale(m.act(x)))(make(), _x())
+    text = "\n".join(str(g) for g in out.guards)
+    assert "__dict__.get('act') is" in text and "__dict__.get('scale') is <classmethod" in text

@@ -1,0 +1,144 @@
+"""Builtins and standard-library helpers over Python values (variables/stdlib.py, builtins.py): folded at
+capture time or run as Python runs them over Vars, recording graph ops where NumPy would."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import operator
+import types
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+from tests.conftest import check
+
+
+def _x(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape or (3,))
+
+
+def test_map_filter_zip_enumerate_reversed_over_arrays():
+    def f(xs, w):
+        ys = list(map(lambda a: a @ w, xs))
+        big = list(filter(lambda a: a.shape[0] > 2, xs))
+        pairs = [a * i + b for i, (a, b) in enumerate(zip(ys, reversed(ys)))]
+        return sum(pairs) + sum(big), len(big)
+    check(f, [_x(3), _x(3, seed=1), _x(3, seed=2)], _x(3, 3)).assert_no_breaks()
+
+
+def test_map_with_two_iterables_and_filter_none():
+    def f(xs, ks):
+        return list(map(operator.mul, xs, ks)), list(filter(None, [0, 1, "", "a", None]))
+    check(f, [_x(), _x(seed=1)], [2.0, 3.0]).assert_no_breaks()
+
+
+def test_map_whose_function_mutates_breaks_instead_of_reordering():
+    def f(xs, log):
+        it = map(lambda a: log.append(1) or a * 2, xs)
+        log.append("made")
+        return list(it)
+    check(f, [_x(), _x()], [])
+
+
+def test_sorted_min_max_with_keys():
+    def f(layers, x):
+        order = sorted(layers, key=lambda p: p[0], reverse=True)
+        first = min(layers, key=lambda p: p[0])
+        for _, w in order:
+            x = x * w
+        return x + first[1], max(3, 1, 2), min([4, 2, 8]), max([], default=-1), sorted("cab")
+    check(f, [(2, _x()), (1, _x(seed=1)), (3, _x(seed=2))], _x()).assert_no_breaks()
+
+
+def test_max_of_arrays_breaks_only_for_the_truth_value():
+    def f(a, b):
+        return max(a, b)
+    check(f, np.array([1.0]), np.array([2.0]), calls=[(np.array([3.0]), np.array([2.0]))])
+    check(f, _x(), _x(seed=1))                   # ValueError, as eagerly
+
+
+def test_sum_any_all_short_circuit():
+    def f(xs, flags):
+        return sum(xs, 1.0), sum(xs), any(flags), all(flags), any(v > 1 for v in [0, 2, 3]), all([])
+    check(f, [_x(), _x(seed=1), _x(seed=2)], [0, 1, 1]).assert_no_breaks()
+
+
+def test_any_of_arrays_stops_at_the_first_true_like_python():
+    def f(x, y):
+        return any([True, x.sum() > 0]), all([False, y])
+    r = check(f, _x(), _x())
+    r.assert_no_breaks()
+
+
+def test_abs_round_divmod_pow_len():
+    def f(x, xs):
+        return abs(-x) + pow(x, 2) + len(xs) + divmod(17, 5)[1] + round(2.567, 2) + pow(2, 10, 7) + abs(-3)
+    check(f, _x(), [1, 2]).assert_no_breaks()
+
+
+class Cfg:
+    name = "cfg"
+
+    def __init__(self):
+        self.depth = 2
+
+
+def test_isinstance_issubclass_callable_hasattr_getattr():
+    def f(x, cfg, xs):
+        flags = (isinstance(x, np.ndarray), isinstance(cfg, (Cfg, int)), issubclass(bool, int), callable(cfg),
+                 callable(len), callable(x), hasattr(cfg, "depth"), hasattr(cfg, "width"), hasattr(cfg, "name"),
+                 hasattr(xs, "append"), hasattr(x, "shape"), getattr(cfg, "width", 4), getattr(cfg, "depth"))
+        return x * getattr(cfg, "width", 2), flags
+    r = check(f, _x(), Cfg(), [1]).assert_no_breaks()
+    compiled = md.compile(f)
+    cfg = Cfg()
+    compiled(_x(), cfg, [1])
+    cfg.width = 5                                 # hasattr was guarded: a new answer recaptures
+    out, flags = compiled(_x(), cfg, [1])
+    assert flags[7] is True and flags[-2] == 5 and np.array_equal(out, _x() * 5)
+    assert r.stats.captures == 1
+
+
+def test_text_of_constants_is_folded():
+    def f(x, cfg, n):
+        tag = f"{cfg.name}-{n:03d} {n!r} {3.14159:.2f}" + "%s/%d" % ("a", n) + "{}-{}".format(n, "b")
+        label = str(n) + repr("q") + format(n, "x") + ascii("é")
+        return x * n, tag, label
+    check(f, _x(), Cfg(), 7, calls=[(_x(), Cfg(), 8)]).assert_no_breaks()
+
+
+def test_math_and_operator_functions():
+    from math import sqrt
+    def f(x, d):
+        scale = 1.0 / sqrt(d) + math.log2(d) + math.pi + math.floor(2.5) + math.prod([2, 3])
+        return operator.add(operator.mul(x, scale), operator.neg(x)), operator.getitem([1, 2, 3], 1), \
+            operator.truediv(x, 2.0), operator.pow(x, 2), operator.matmul(x, x), operator.lt(1, d)
+    check(f, _x(), 16).assert_no_breaks()
+
+
+def test_itertools_and_functools_reduce():
+    def f(ws, x):
+        y = functools.reduce(lambda a, w: a * w, ws, x)
+        z = functools.reduce(operator.add, ws)
+        grid = [i * 10 + j for i, j in itertools.product(range(2), range(3))]
+        flat = list(itertools.chain([1, 2], (3,), range(2))) + list(itertools.chain.from_iterable([[5], [6]]))
+        acc = list(itertools.accumulate([1, 2, 3])) + list(itertools.accumulate([2, 3], operator.mul))
+        parts = list(itertools.accumulate(ws))
+        few = list(itertools.islice(range(100), 2, 9, 3)) + list(itertools.islice([7, 8, 9], 2))
+        return y + z + parts[-1], grid, flat, acc, few, list(itertools.product("ab", repeat=2))
+    check(f, [_x(), _x(seed=1), _x(seed=2)], _x()).assert_no_breaks()
+
+
+def test_sum_of_arrays_records_the_additions():
+    r = check(lambda xs: sum(xs), [_x(), _x(seed=1), _x(seed=2)]).assert_no_breaks()
+    assert r.counter.op_count == 3              # 0 + a, + b, + c: exactly the additions Python makes
+
+
+def test_exceptions_from_folded_helpers_stay_eager():
+    check(lambda x: x * math.sqrt(-1.0), _x())
+    check(lambda x: x * min([]), _x())
+    check(lambda x: x * functools.reduce(operator.add, []), _x())
+    check(lambda x: sorted([1, "a"]), _x())

@@ -8,6 +8,7 @@ the dispatcher's `__code__`, so the function object the user holds stays the sam
 
 from __future__ import annotations
 
+import enum
 import inspect
 import itertools
 import linecache
@@ -34,6 +35,18 @@ class Entry:
     hits: list[int] = field(default_factory=lambda: [0])
 
 
+class Mode(enum.Enum):
+    """What the dispatcher does when no entry's guards pass."""
+
+    CAPTURE = "capture"          # call ___miss: capture a new entry (under the function's lock)
+    PAST_LIMIT = "past_limit"    # the cache is full: run the original function; every WINDOW-th miss
+                                 # calls ___miss so it can decide whether to stop checking guards at all
+    EAGER = "eager"              # misses only, for a whole window: no guards, just the original function
+
+
+WINDOW = 64   # misses past the limit between two decisions (counted by the dispatcher in stats.misses)
+
+
 @dataclass
 class Stats:
     captures: int = 0
@@ -42,6 +55,7 @@ class Stats:
     recompiles: int = 0
     guard_failures: list[list[str]] = field(default_factory=list)   # per recompile: why each entry failed
     fallbacks: int = 0
+    mode: Mode = Mode.CAPTURE           # EAGER: past the cache limit with no hits; calls run fn directly
 
 
 def signature_text(sig: inspect.Signature) -> tuple[str, str]:
@@ -108,10 +122,19 @@ class FunctionCache:
         self.dispatcher.__code__ = new.__code__
         self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
 
+    def set_mode(self, mode: Mode) -> None:
+        """Switch what a miss does (regenerates the dispatcher; entries and names stay)."""
+        new = self._compile(self._source(self.entries, self.generation + 1, mode))
+        self.stats.mode = mode
+        self.generation += 1
+        self.dispatcher.__code__ = new.__code__
+        self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
+
     def clear(self) -> None:
         """Drop every entry and the names they used (graphs, constants, resume functions). A call that is
         inside an old entry's body at that moment may fail: reset while other threads call is unsupported."""
-        new = self._compile(self._source([], self.generation + 1))
+        new = self._compile(self._source([], self.generation + 1, Mode.CAPTURE))
+        self.stats.mode = Mode.CAPTURE
         self.entries.clear()
         self.generation += 1
         self.dispatcher.__code__ = new.__code__
@@ -122,9 +145,12 @@ class FunctionCache:
     def source(self) -> str:
         return self._source(self.entries, self.generation)
 
-    def _source(self, entries: list[Entry], generation: int) -> str:
+    def _source(self, entries: list[Entry], generation: int, mode: Mode | None = None) -> str:
+        mode = self.stats.mode if mode is None else mode
         name = self.fn.__name__ if self.fn.__name__.isidentifier() else "compiled"
         lines = [f"def {name}({self.params}):"]
+        if mode is Mode.EAGER:
+            return f"{lines[0]}\n    return ___eager({self.forward})\n"
         for e in entries:
             expr = e.guards.expression(e.tag) or "True"
             lines += ["    try:", f"        ___hit = {expr}", "    except Exception:  # a guard that cannot be "
@@ -133,6 +159,9 @@ class FunctionCache:
                 lines.append(f"        ___{e.tag}hits[0] += 1")
             lines += [f"        {line}" for line in e.body]
         forward = f"{generation}, {self.forward}" if self.forward else str(generation)
+        if mode is Mode.PAST_LIMIT:    # no lock, no miss path: just the original function, counted
+            lines += ["    ___stats.misses += 1", f"    if ___stats.misses % {WINDOW}:",
+                      f"        return ___eager({self.forward})"]
         lines.append(f"    return ___miss({forward})")
         return "\n".join(lines) + "\n"
 

@@ -154,7 +154,12 @@ def _count_captures(fn: Any, stats: Counter) -> None:
 def same(a: Any, b: Any, where: str) -> str | None:
     """None if a and b are bit-identical values of the same types; else what differs."""
     if type(a) is not type(b):
-        return f"{where}: type {type(b).__name__}, eager {type(a).__name__}"
+        ta, tb = type(a), type(b)
+        if (ta.__qualname__, ta.__module__) != (tb.__qualname__, tb.__module__) or ta.__module__ == "builtins":
+            return f"{where}: type {type(b).__name__}, eager {type(a).__name__}"
+        if isinstance(a, tuple):        # classes of the program: each side exec'd its own copy, compare state
+            return same(tuple(a), tuple(b), where)
+        return same(vars(a), vars(b), f"{where}.__dict__")
     if isinstance(a, (np.ndarray, np.generic)):
         if a.dtype != b.dtype or np.shape(a) != np.shape(b):
             return f"{where}: {b.dtype}{list(np.shape(b))}, eager {a.dtype}{list(np.shape(a))}"
@@ -175,6 +180,8 @@ def same(a: Any, b: Any, where: str) -> str | None:
         if getattr(a, "__name__", None) != getattr(b, "__name__", None):
             return f"{where}: {b!r}, eager {a!r}"
         return None if isinstance(a.__self__, types.ModuleType) else same(a.__self__, b.__self__, f"{where}.__self__")
+    if isinstance(a, types.SimpleNamespace):
+        return same(vars(a), vars(b), f"{where}.__dict__")
     if isinstance(a, float):
         ok = (a != a and b != b) or (a == b and math.copysign(1, a) == math.copysign(1, b))
         return None if ok else f"{where}: {b!r}, eager {a!r}"

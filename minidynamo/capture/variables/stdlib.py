@@ -1,5 +1,5 @@
 """Builtins and standard-library helpers over Python values: map, filter, sorted, min/max with key, any/all,
-callable, hasattr, pow, and the pure functions of math, operator, itertools and functools. Imports
+callable, hasattr, pow, ascii, and the pure functions of math, operator, itertools and functools. Imports
 variables.*; registers into builtins.BUILTINS (context.py imports this module once).
 
 Each either folds at capture time (all arguments constant), or runs Python's own algorithm over Vars, so an
@@ -38,7 +38,7 @@ _UNARY = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.a
 PURE_STDLIB = {getattr(math, n) for n in dir(math) if callable(getattr(math, n)) and not n.startswith("_")} | \
     {operator.not_, operator.truth, operator.is_, operator.is_not, operator.contains, operator.index,
      operator.getitem, operator.concat, operator.countOf, operator.indexOf, operator.length_hint,
-     divmod, round, hash, ord, chr, hex, bin, oct, issubclass}
+     divmod, round, hash, ord, chr, hex, bin, oct, issubclass, ascii}
 
 
 _FIXED_TYPES = (list, tuple, dict, np.ndarray)
@@ -252,16 +252,6 @@ def _islice(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) ->
         raise unsupported(BreakCategory.UNSUPPORTED, "islice() of an iterator (not of a container)")
     items = it.iterate(frame)
     return ListIteratorVar(list(itertools.islice(items, *[a.as_constant() for a in args[1:]])))
-
-
-
-@builtin(str, repr, format, ascii)
-def _text(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    """Text of capture-time constants is folded (BuiltinVar.call); of anything else it needs the value."""
-    if all_constant(args, kwargs):
-        return fold(frame, fn, *[a.as_constant() for a in args], **{k: v.as_constant() for k, v in kwargs.items()})
-    raise unsupported(BreakCategory.DATA_DEPENDENT, f"{fn.__name__}() of {args[0].describe() if args else '?'} "
-                      "needs its value")
 
 
 assert all(fn in BUILTINS for fn in (map, filter, functools.reduce, itertools.islice))

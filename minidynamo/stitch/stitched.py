@@ -68,7 +68,7 @@ class Emitter:
     def build(self, var: Var) -> str:
         """The expression that computes var (its items through value())."""
         if getattr(var, "source", None) is None:
-            if isinstance(var, SequenceVar):
+            if isinstance(var, SequenceVar) and var.python_type() in (tuple, list):   # not a NamedTuple
                 inner = ", ".join(self.value(v) for v in var.items)
                 if var.kind is tuple:
                     return f"({inner},)" if len(var.items) == 1 else f"({inner})"

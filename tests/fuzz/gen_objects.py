@@ -9,6 +9,8 @@ The runner compares instances of the program's classes by their state (each side
 
 from __future__ import annotations
 
+from .generator import EXTRA_PREAMBLE, EXTRA_STATEMENTS
+
 PRELUDE = '''
 import collections
 import dataclasses
@@ -68,14 +70,14 @@ PAIR = Pair(1.5, 2)
 
 
 def prelude() -> list[str]:
-    return PRELUDE.strip("\n").splitlines() + [""]
+    return PRELUDE.strip("\n").splitlines()
 
 
 def statement(gen, env: dict) -> list[str]:
     """One statement using objects; binds a new A-kind or P-kind name, or writes object state."""
     r, e = gen.rng, (lambda k: gen.expr(k, env, 1))
     name = gen.fresh("o")
-    form = r.randrange(12)
+    form = r.randrange(13)
     if form == 0:
         line, kind = f"{name} = LAYER({e('A')})", "A"
     elif form == 1:
@@ -102,11 +104,17 @@ def statement(gen, env: dict) -> list[str]:
                       "LAYER.doubled"), "P"
     elif form == 10:
         line, kind = f"{name} = sorted([{e('P')}, CFG.lr, PAIR.a], reverse={r.choice(('True', 'False'))})[0]", "P"
-    else:
+    elif form == 11:
         line, kind = f"{name} = np.sqrt({e('I')} + 1) * {e('A')} + np.prod(x.shape)", "A"
+    else:
+        line, kind = f"{name} = Pair({e('A')}, b={e('P')}).a * Pair(1, 2)[1]", "A"
     return [line] + _bind(env, name, kind)
 
 
 def _bind(env: dict, name: str, kind: str) -> list[str]:
     env[name] = kind
     return []
+
+
+EXTRA_STATEMENTS["objects"] = statement
+EXTRA_PREAMBLE["objects"] = prelude()

@@ -120,6 +120,9 @@ class ConstVar(Var):
         if isinstance(v, type) and (issubclass(v, np.generic) or v in (np.dtype, np.finfo, np.iinfo)) and \
                 all_constant(args, kwargs):
             return fold(frame, v, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
+        from .namedtuples import construct, is_namedtuple_class
+        if is_namedtuple_class(v):
+            return construct(frame, v, args, kwargs)
         raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
 
     def reconstruct(self, out: Any) -> str:

@@ -194,3 +194,16 @@ def test_explain_shows_the_class_attribute_guards(make):
     out = md.explain(lambda m, x: m.scale(m.act(x)))(make(), _x())
     text = "\n".join(str(g) for g in out.guards)
     assert "__dict__.get('act') is" in text and "__dict__.get('scale') is <classmethod" in text
+
+
+def test_named_tuple_built_during_capture():
+    from collections import namedtuple
+    State = namedtuple("State", "h c")
+
+    def f(x, p):
+        s = State(np.tanh(x), c=x * 2.0)
+        q = Params(x @ p.w, p.b)                       # typing.NamedTuple with a default
+        h, c = s
+        return State(h + s.c, c), q, q.scale, s[1:], s + (1,), len(q), isinstance(s, tuple)
+    r = check(f, _x(3, 3), Params(_x(3, 3), _x(3))).assert_no_breaks()
+    assert type(r.compiled(_x(3, 3), Params(_x(3, 3), _x(3)))[0]).__name__ == "State"

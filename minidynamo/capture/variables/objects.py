@@ -79,6 +79,26 @@ class UserObjectVar(Var):
         self.setattr(frame, name, result)
         return result
 
+    def python_text(self, frame: "Frame", conversion: str | None) -> Var:
+        """str(obj) / repr(obj) / f"{obj}": the class's own __str__ or __repr__ run inline, as Python would
+        pick it (object's own are address-dependent: a break). Guards each class attribute it looked at."""
+        cls = type(self.value)
+        if conversion is None and inspect.getattr_static(cls, "__format__", None) is not object.__format__:
+            raise unsupported(BreakCategory.CALL, f"format() of {self.describe()}: its class defines __format__")
+        if conversion not in (None, "str", "repr"):
+            raise unsupported(BreakCategory.CALL, f"{conversion}() of {self.describe()}")
+        for name in ("__repr__",) if conversion == "repr" else ("__str__", "__repr__"):
+            static = inspect.getattr_static(cls, name, None)
+            guard_class_attribute(frame, cls, name, static)
+            if isinstance(static, types.FunctionType):
+                text = UserFunctionVar(static).call(frame, [self], {})
+                if text.python_type() is not str:
+                    raise unsupported(BreakCategory.EXCEPTION, f"{cls.__name__}.{name} returned a non-string")
+                return text
+            if static is not getattr(object, name):
+                raise unsupported(BreakCategory.CALL, f"{name} of {self.describe()} is not Python code")
+        raise unsupported(BreakCategory.DATA_DEPENDENT, f"the text of {self.describe()} shows its address")
+
     def has_attribute(self, frame: "Frame", name: str) -> bool:
         """hasattr(obj, name), guarded on the answer; a getter that might raise AttributeError breaks."""
         if name in self.writes:

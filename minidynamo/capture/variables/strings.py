@@ -48,6 +48,9 @@ def format_value(frame: "Frame", value: Var, conversion: str | None, spec: Var) 
     if not spec.is_constant():
         raise unsupported(BreakCategory.DATA_DEPENDENT, f"a format spec computed from {spec.describe()}")
     spec_text = spec.as_constant()
+    text_of = getattr(value, "python_text", None)      # a user object: its own __str__/__repr__, inlined
+    if text_of is not None and spec_text == "":
+        value, conversion = text_of(frame, conversion), None
     if isinstance(value, ConstVar) and value.source is not None and type(value.value) is str \
             and conversion is None and spec_text == "":
         return value                            # a str argument stays unguarded: format(s, "") is s

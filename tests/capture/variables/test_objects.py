@@ -207,3 +207,35 @@ def test_named_tuple_built_during_capture():
         return State(h + s.c, c), q, q.scale, s[1:], s + (1,), len(q), isinstance(s, tuple)
     r = check(f, _x(3, 3), Params(_x(3, 3), _x(3))).assert_no_breaks()
     assert type(r.compiled(_x(3, 3), Params(_x(3, 3), _x(3)))[0]).__name__ == "State"
+
+
+class Named:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"Named({self.name})"
+
+
+class Shown(Named):
+    def __repr__(self):
+        return "Shown<" + self.name + ">"
+
+
+def test_str_and_repr_of_objects_run_their_python_methods():
+    def f(a, b, x):
+        return x * 2.0, str(a), f"{a}-{b!r}", repr(b), str(b), "%s" % (a.name,)
+    r = check(f, Named("n"), Shown("s"), _x()).assert_no_breaks()
+    compiled = md.compile(f)
+    compiled(Named("n"), Shown("s"), _x())
+    original = Named.__str__
+    Named.__str__ = lambda self: "changed"               # the class attribute is guarded
+    try:
+        assert compiled(Named("n"), Shown("s"), _x())[1] == "changed"
+    finally:
+        Named.__str__ = original
+    assert r.stats.captures == 1
+
+
+def test_str_of_an_object_without_its_own_text_breaks():
+    check(lambda o, x: (x + 1.0, len(str(o)) > 0), types.SimpleNamespace(), _x())

@@ -38,9 +38,10 @@ def guard_class_attribute(frame: "Frame", cls: type, name: str, static: Any) -> 
     owner = next((c for c in cls.__mro__ if name in vars(c)), None)
     if owner is None:
         return
-    key = frame.ctx.bind(owner, "cls")
-    frame.ctx.guard([G.Guard(f"{key}.__dict__.get({name!r})", G.GuardKind.ID, static,
-                             f"{owner.__qualname__}.{name}")])
+    # The class's __dict__ proxy is bound once (a live view): the warm path skips making a new proxy.
+    key = frame.ctx.bind(owner, "cls") + "_dict"
+    frame.ctx.namespace.setdefault(key, vars(owner))
+    frame.ctx.guard([G.Guard(f"{key}.get({name!r})", G.GuardKind.ID, static, f"{owner.__qualname__}.{name}")])
 
 
 def _class_var(frame: "Frame", cls: type) -> Var:

@@ -193,7 +193,7 @@ def test_layer_object_with_every_descriptor_kind():
 def test_explain_shows_the_class_attribute_guards(make):
     out = md.explain(lambda m, x: m.scale(m.act(x)))(make(), _x())
     text = "\n".join(str(g) for g in out.guards)
-    assert "__dict__.get('act') is" in text and "__dict__.get('scale') is <classmethod" in text
+    assert "_dict.get('act') is" in text and "_dict.get('scale') is <classmethod" in text
 
 
 def test_named_tuple_built_during_capture():

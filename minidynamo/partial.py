@@ -64,12 +64,6 @@ def check_resumable(fn: types.FunctionType, reason: BreakReason) -> None:
     """Raise CannotResume (saying why the frame runs eagerly) unless the break can be stitched around."""
     if reason.root_stop is None:
         raise CannotResume("the break happened before the function body started")
-    index, _ = reason.root_stop
-    if decode(fn.__code__).in_try[index]:
-        raise CannotResume("graph break inside a try/with block: the frame runs eagerly")
-    if fn.__code__.co_cellvars:
-        raise CannotResume("graph break in a function whose locals are captured by closures: "
-                           "the frame runs eagerly")
 
 
 class _Children:
@@ -98,6 +92,14 @@ class _Children:
                 bytecode_log.debug("resume function %s:\n%s", raw.__qualname__, dis.Bytecode(raw).dis())
             raw.__minidynamo_resume__ = ResumeInfo(index + shift, self.fn, shift, drives)
             self.children[key] = self.compile_fn(raw)
+        return self.children[key]
+
+    def raiser(self, index: int, layout: tuple[bool, ...], names: tuple[str, ...]) -> Any:
+        """The plain function raising an exception at `index` inside its try region (never compiled: it
+        runs only on the exception path, handlers included)."""
+        key = ("raise", self.fn, index, layout, names)
+        if key not in self.children:
+            self.children[key], _ = resume_function(self.fn, index, layout, names, raises=True)
         return self.children[key]
 
     def enclosing(self, index: int) -> list[tuple[int, int]]:
@@ -156,6 +158,8 @@ def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_
         first = kids.resume(index, tuple(parts.layout), names, drives)
         result = f"{ctx.bind(first, 'resume')}({args})"
     for level, start in enumerate(new):
+        if kids.ins.in_try[start] and kids.ins.instrs[start].name == "FOR_ITER":
+            raise CannotResume("a for-loop inside a try block: its driver's next() would raise outside it")
         result = f"{ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')}({result})"
     return f"return {result}"
 
@@ -177,7 +181,9 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
     k = second.frame.current - info.shift
     loop = kids.ins.innermost_loop(k)
     at_header = reason.category == BreakCategory.LOOP and loop is not None and loop[0] == k
-    parts = prepare_break(ctx, second.frame, kids.callee, at_header)
+    in_try = kids.ins.in_try[k]
+    parts = prepare_break(ctx, second.frame, kids.callee, at_header,
+                          functools.partial(kids.raiser, k) if in_try else None)
     last = _continuation(kids, second.frame, parts, info, at_header)
     return PartialCapture(ctx, entry_body(ctx, parts.em, parts.lines + [last]))
 

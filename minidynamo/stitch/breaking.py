@@ -108,27 +108,47 @@ class BreakParts:
 def _live_locals(frame: Frame, em: BreakEmitter, at: int) -> tuple[list[str], list[str]]:
     """Locals the code from instruction `at` on may read, with their expressions. Stack arguments of a
     resume function are read only by its prefix: they are dead, never passed on."""
+    values = {n: v for n, v in frame.locals.items() if not n.startswith(STACK_PREFIX) and is_live(frame.code, at, n)}
+    # A cell variable's value is passed as a plain argument: the resume function's MAKE_CELL puts it in a
+    # fresh cell. Sound because no function closing over the old cell can outlive the break (capture
+    # cannot rebuild a closure it made, so a break that needs one runs the frame eagerly).
+    values.update((n, frame.cells[n].value) for n in frame.code.co_cellvars if frame.cells[n].value is not None)
     first = frame.code.co_varnames[0] if frame.code.co_argcount else None   # stays first: see resume_code
-    names = sorted((n for n in frame.locals if not n.startswith(STACK_PREFIX) and is_live(frame.code, at, n)),
-                   key=lambda n: (n != first, n))
-    return names, [em.value(frame.locals[n]) for n in names]
+    names = sorted(values, key=lambda n: (n != first, n))
+    return names, [em.value(values[n]) for n in names]
 
 
 def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[Any], Any],
-                  at_loop_header: bool = False) -> BreakParts:
+                  at_loop_header: bool = False, raiser_for: Callable[..., Any] | None = None) -> BreakParts:
     """Graph, write-backs and the breaking instruction (as Python) for a root frame stopped before
-    instruction `frame.current`; the caller adds the continuation and calls stitched.entry_body. At a loop header
-    nothing is executed here: the loop driver takes over from that instruction."""
+    instruction `frame.current`; the caller adds the continuation and calls stitched.entry_body. At a loop
+    header nothing is executed here: the loop driver takes over from that instruction. Inside a try block,
+    `raiser_for(stack_layout, local_names)` gives the function that raises the instruction's exception
+    where the instruction stands, so the block's own handlers catch it (see _raise_in_place)."""
     em = BreakEmitter(ctx, compiled_callee)
     temps, writes = writeback_lines(ctx, em)
     instr = frame.ins.instrs[frame.current]
     step = Plain(0, [], [], 0) if at_loop_header else execute(frame, instr, em)
     consumed, pushed, run_lines, offset = step.consumed, step.pushed, step.lines, step.offset
+    if raiser_for is not None and run_lines:
+        run_lines = _raise_in_place(frame, em, run_lines, raiser_for)
     kept = frame.stack[:len(frame.stack) - consumed]
     layout = [v is not None for v in kept] + [p is not None for p in pushed]
     stack_exprs = [em.value(v) for v in kept if v is not None] + [p for p in pushed if p is not None]
     names, values = _live_locals(frame, em, frame.current + offset)
     return BreakParts(em, temps + writes + run_lines, frame.current + offset, layout, stack_exprs, names, values)
+
+
+def _raise_in_place(frame: Frame, em: BreakEmitter, lines: list[str], raiser_for: Callable[..., Any]) -> list[str]:
+    """Run `lines` (the breaking instruction); if they raise, hand the exception to a plain function that
+    rebuilds the stack and locals as they were before the instruction and raises it there, inside the
+    original exception-table region. Called outside the except clause, so no exception context leaks."""
+    layout = tuple(v is not None for v in frame.stack)
+    names, values = _live_locals(frame, em, frame.current)
+    raiser = em.constant(raiser_for(layout, tuple(names)))
+    args = "".join(v + ", " for v in values) + "".join(em.value(v) + ", " for v in frame.stack if v is not None)
+    return ["___exc = None", "try:", *("    " + line for line in lines), "except BaseException as ___e:",
+            "    ___exc = ___e", "if ___exc is not None:", f"    return {raiser}({args}___exc)"]
 
 
 def prepare_loop_back(ctx: CaptureContext, frame: Frame, header: int) -> tuple[BreakEmitter, list[str]]:

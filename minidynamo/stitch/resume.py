@@ -53,16 +53,27 @@ def _identifier_names(varnames: Sequence[str], avoid: str) -> dict[str, str]:
     return rename
 
 
+def _raise_block(label: Label, location) -> list:
+    """Items put before the resume instruction of a raiser: normal flow jumps over them, the prefix jumps to
+    `label`; None stands for the load of the exception argument (its name is chosen later)."""
+    at_target = Label()
+    jump = emit.jump_forward(at_target)
+    jump.location = location
+    return [jump, label, None, Instr("RAISE_VARARGS", 1, location=location), at_target]
+
+
 def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_names: Sequence[str],
-                name: str) -> types.CodeType:
+                name: str, raises: bool = False) -> types.CodeType:
     """Code that starts at decoded instruction `index`; `local_names` are its first parameters, then
-    `stack[i]` is True for a value passed as argument `___stack{i}` and False for a NULL slot."""
-    key = (code, index, tuple(stack), tuple(local_names))
+    `stack[i]` is True for a value passed as argument `___stack{i}` and False for a NULL slot.
+
+    With `raises`, a last argument is an exception, raised just before instruction `index`, inside the
+    same exception-table region: the code's own except/finally/with handlers see it as if instruction
+    `index` had raised it (a break inside a try block whose plain-Python instruction raised)."""
+    key = (code, index, tuple(stack), tuple(local_names), raises)
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    if code.co_cellvars:
-        raise CannotResume("resuming a function that has cell variables (closures over its locals)")
     if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):
         raise CannotResume("resuming a generator or coroutine")
     items = _split_items(code)
@@ -70,8 +81,9 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     if len(instr_positions) != len(decode(code).instrs):
         raise CannotResume("instruction list changed between decoding passes")
     target_pos = instr_positions[index]
+    location = items[target_pos].location
     label = Label()
-    items.insert(target_pos, label)
+    items[target_pos:target_pos] = _raise_block(label, location) if raises else [label]
 
     head_end = 0
     while head_end < len(items) and isinstance(items[head_end], Instr) and items[head_end].name in _HEAD_OPS:
@@ -95,10 +107,13 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     # the first local slot of the running frame (and the __class__ cell, which the closure keeps).
     if "__class__" in code.co_freevars and code.co_argcount and tuple(local_names[:1]) != code.co_varnames[:1]:
         raise CannotResume(f"zero-argument super() needs {code.co_varnames[0]!r} as the first local")
-    args = [rename.get(n, n) for n in local_names] + stack_names
+    args = [rename.get(n, n) for n in local_names] + stack_names + ([f"{base}exc"] if raises else [])
+    if raises:
+        load_exc = emit.load_fast(f"{base}exc")
+        load_exc.location = location
+        rest = [load_exc if it is None else it for it in rest]
     if len(set(args)) != len(args):   # two arguments in one slot would shift every value: refuse
         raise CannotResume(f"duplicate argument names in resume function: {args}")
-    location = items[target_pos + 1].location
     prefix = []
     for i, real in enumerate(stack):
         prefix.append(emit.load_fast(f"{base}{i}") if real else emit.push_null())
@@ -124,12 +139,12 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     return result
 
 
-def resume_function(fn: types.FunctionType, index: int, stack: Sequence[bool], local_names: Sequence[str]
-                    ) -> tuple[types.FunctionType, int]:
+def resume_function(fn: types.FunctionType, index: int, stack: Sequence[bool], local_names: Sequence[str],
+                    raises: bool = False) -> tuple[types.FunctionType, int]:
     """A plain function running `fn`'s code from decoded instruction `index` (see resume_code), and the
     shift of instruction indices: instruction i of fn (past its prologue) is instruction i + shift there."""
     line = decode(fn.__code__).lineno(index)
-    name = f"__resume_{fn.__code__.co_name}_at_L{line}_i{index}"
-    code = resume_code(fn.__code__, index, stack, local_names, name)
+    name = f"__{'raise' if raises else 'resume'}_{fn.__code__.co_name}_at_L{line}_i{index}"
+    code = resume_code(fn.__code__, index, stack, local_names, name, raises)
     shift = len(decode(code).instrs) - len(decode(fn.__code__).instrs)
     return types.FunctionType(code, fn.__globals__, name, None, fn.__closure__), shift

@@ -141,6 +141,11 @@ def delete_subscr(frame: Frame, inst: Instr) -> None:
     container.delitem(frame, key)
 
 
+@plain_form("DELETE_SUBSCR")
+def delete_subscr_plain(frame: Frame, inst: Instr, em) -> Plain:
+    return Plain(2, [], [f"del {em.value(frame.stack[-2])}[{em.value(frame.stack[-1])}]"])
+
+
 # https://docs.python.org/3.12/library/dis.html#opcode-BINARY_SLICE
 @handler("BINARY_SLICE", since=(3, 12))
 def binary_slice(frame: Frame, inst: Instr) -> None:
@@ -149,11 +154,23 @@ def binary_slice(frame: Frame, inst: Instr) -> None:
     frame.push(container.getitem(frame, _slice(start, stop)))
 
 
+@plain_form("BINARY_SLICE", since=(3, 12))
+def binary_slice_plain(frame: Frame, inst: Instr, em) -> Plain:
+    container, start, stop = (em.value(v) for v in frame.stack[-3:])
+    return result(3, f"{container}[{start}:{stop}]")
+
+
 @handler("STORE_SLICE", since=(3, 12))
 def store_slice(frame: Frame, inst: Instr) -> None:
     # (value, container, start, stop -- )
     stop, start, container, value = frame.pop(), frame.pop(), frame.pop(), frame.pop()
     container.setitem(frame, _slice(start, stop), value)
+
+
+@plain_form("STORE_SLICE", since=(3, 12))
+def store_slice_plain(frame: Frame, inst: Instr, em) -> Plain:
+    value, container, start, stop = (em.value(v) for v in frame.stack[-4:])
+    return Plain(4, [], [f"{container}[{start}:{stop}] = {value}"])
 
 
 def _slice(start, stop):

@@ -11,7 +11,7 @@ from ..variables.containers import wrap_constant
 from ..variables.functions import CellBox
 from ..variables.base import MethodVar, unsupported
 from ..variables.objects import SuperVar
-from . import handler
+from . import Plain, handler, plain_form
 from ..breaks import BreakCategory
 
 
@@ -162,6 +162,12 @@ def store_attr(frame: Frame, inst: Instr) -> None:
     # (value, obj -- )
     obj, value = frame.pop(), frame.pop()
     obj.setattr(frame, inst.arg, value)
+
+
+@plain_form("STORE_ATTR")
+def store_attr_plain(frame: Frame, inst: Instr, em) -> Plain:
+    value, obj = em.value(frame.stack[-2]), em.value(frame.stack[-1])
+    return Plain(2, [], [f"{obj}.{inst.arg} = {value}"])
 
 
 @handler("DELETE_ATTR")

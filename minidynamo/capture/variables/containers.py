@@ -287,6 +287,10 @@ class SliceVar(Var):
     def describe(self) -> str:
         return "SliceVar"
 
+    def reconstruct(self, out: Any) -> str:
+        """Built in plain Python when a break needs it (`x[ptr[i]:ptr[i + 1]]` on 3.11: BUILD_SLICE)."""
+        return f"slice({', '.join(out.value(p) for p in self.parts)})"
+
 
 class LiveListIteratorVar(ListIteratorVar):
     """`iter(lst)` / `for v in lst`: reads the list as it is at each step, as CPython's list iterator does,

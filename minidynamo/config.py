@@ -21,6 +21,7 @@ class Config:
     inline_depth_limit: int = 8         # nested user-function inlining before breaking at the call
     unroll_limit: int = 64              # Python loop iterations unrolled before the loop is left to Python
     max_instructions: int = 200_000     # symbolic steps per capture: a guard against runaway capture
+    dask_chunk_bytes: int = 0           # backend="dask" chunks NumPy inputs to about this size (0: dask's own)
     log_channels: frozenset[str] = frozenset(
         c.strip() for c in os.environ.get("MINIDYNAMO_LOGS", "").split(",") if c.strip())
 

@@ -154,6 +154,15 @@ def array_guards(expr: str, value: Any, description: str = "") -> list[Guard]:
     raise TypeError(f"array_guards({expr}): expected an ndarray or NumPy scalar, got {type(value).__name__}")
 
 
+def chunked_array_guards(expr: str, value: Any, description: str = "") -> list[Guard]:
+    """[exact type, shape, dtype, chunks] for a chunked array (a dask array): a new chunking is a new
+    capture, since the lowered graph (and how a break splits it) was built for these chunks."""
+    chunks = tuple(tuple(int(c) for c in dim) for dim in value.chunks)
+    return [Guard(expr, TYPE, type(value), description), Guard(expr, SHAPE, value.shape, description),
+            Guard(expr, DTYPE, value.dtype, description),
+            Guard(f"{expr}.chunks", EQUALS, chunks, description and f"{description}.chunks")]
+
+
 # ---------------------------------------------------------------------------------------------
 # GuardSet
 

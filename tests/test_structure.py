@@ -23,7 +23,7 @@ HANDLER_FILE_LIMIT, HANDLER_LIMIT = 400, 40
 # A prefix matches the module itself and everything below it.
 ALLOWED: list[tuple[str, tuple[str, ...]]] = [
     ("graph", ("graph",)),
-    ("backends", ("backends", "graph")),
+    ("backends", ("backends", "graph", "config")),
     ("guards", ("errors",)),
     ("errors", ()),
     ("config", ()),
@@ -210,3 +210,39 @@ def test_checker_finds_version_reads_and_long_functions(fake_module):
     fake_module("capture/handlers/stack.py", "def nop(frame, inst):\n" + "    pass\n" * 40)
     assert version_reads(ROOT / "emit.py") == [2, 3]
     assert size_violations() == ["minidynamo/capture/handlers/stack.py:1 nop: 41 lines > 40"]
+
+
+ENGINES = ("dask", "distributed")
+ENGINE_IMPORTERS = {"dask": ("backends.dask_backend",), "distributed": ("backends.dask_backend",)}
+
+
+def engine_imports(path: Path) -> list[tuple[int, str, bool]]:
+    """(line, engine, inside a function) for every import of an optional engine."""
+    inside: set[int] = set()
+    tree = parse(path)
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inside |= {id(n) for n in ast.walk(fn)}
+    out = []
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+        for name in names:
+            if name.split(".")[0] in ENGINES:
+                out.append((node.lineno, name.split(".")[0], id(node) in inside))
+    return out
+
+
+def test_engines_are_imported_only_by_their_backend_and_only_when_used():
+    """The core never imports dask: only its backend does, inside the function that needs it."""
+    bad = [f"{path.relative_to(ROOT.parent)}:{line} imports {engine}" + ("" if lazy else " at module level")
+           for name, path in modules() for line, engine, lazy in engine_imports(path)
+           if engine in ENGINE_IMPORTERS and (name not in ENGINE_IMPORTERS[engine] or not lazy)]
+    assert bad == []
+
+
+def test_checker_finds_engine_imports(fake_module):
+    fake_module("capture/context.py", "import dask.array as da\n")
+    fake_module("backends/dask_backend.py", "import dask\ndef f():\n    import dask.array\n")
+    assert engine_imports(ROOT / "capture/context.py") == [(1, "dask", False)]
+    assert engine_imports(ROOT / "backends/dask_backend.py") == [(1, "dask", False), (3, "dask", True)]

@@ -2,7 +2,8 @@
 
 Imports nothing of the package. A backend is any callable `(graph, example_inputs) -> run`, where
 `run(*inputs)` returns the tuple of the graph's outputs; `compile(fn, backend=...)` accepts a registered
-name or such a callable directly.
+name or such a callable directly. A backend needing an optional engine carries `__minidynamo_requires__`, a
+function raising ImportError (with the pip command) when the engine is missing.
 """
 
 from __future__ import annotations
@@ -29,10 +30,14 @@ def get_backend(name_or_callable: str | Backend) -> Backend:
     if callable(name_or_callable):
         return name_or_callable
     try:
-        return _BACKENDS[name_or_callable]
+        backend = _BACKENDS[name_or_callable]
     except (KeyError, TypeError):
         known = ", ".join(repr(n) for n in list_backends())
         raise ValueError(f"unknown backend {name_or_callable!r}; known backends: {known}") from None
+    require = getattr(backend, "__minidynamo_requires__", None)
+    if require is not None:     # an engine that is not installed fails at compile(), naming the extra
+        require()
+    return backend
 
 
 def list_backends() -> list[str]:

@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import guards as G
 from ..graph import ops
-from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, map_nodes
+from ..backends import dask_lowering
+from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, iter_nodes, map_nodes
 from ..graph.meta import MetaError
 from .side_effects import SideEffects
 from .sources import NamespaceSource, Source, input_name
@@ -26,6 +27,7 @@ from .variables.builtins import BUILTINS, BuiltinVar
 from .variables.const import ConstVar
 from .variables.containers import DictVar, ListVar, SliceVar, TupleVar
 from .variables.functions import BoundMethodVar, UserFunctionVar
+from .variables.lazy_array import LazyArrayVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
 from .variables.scalar import SCALAR_TYPES, ScalarVar
@@ -91,6 +93,8 @@ class CaptureContext:
             return OpaqueVar(value, source)
         if t is np.ndarray or isinstance(value, np.generic):
             return self._graph_input(value, source)
+        if dask_lowering.is_lazy(value):
+            return self._lazy_input(value, source)
         if isinstance(value, np.ndarray):       # subclasses (matrix, masked) behave differently: opaque
             self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
             return OpaqueVar(value, source)
@@ -141,7 +145,7 @@ class CaptureContext:
             return ConstVar(value)
         return self.wrap(value, NamespaceSource(self.bind(value), "default argument"))
 
-    def _graph_input(self, value: Any, source: Source) -> ArrayVar:
+    def _graph_input(self, value: Any, source: Source, lazy: bool = False) -> ArrayVar:
         expr = source.expr()
         known = self._inputs_by_expr.get(expr)
         if known is not None:
@@ -151,14 +155,27 @@ class CaptureContext:
             self.guard([_same_object(source, alias.source, True)])
             self._inputs_by_expr[expr] = alias
             return alias
-        self.guard(G.array_guards(expr, value, source.describe()))
-        node = self.graph.add_input(self._input_name(source), ArraySpec.of(value))
-        var = ArrayVar(node, source)
+        if lazy:
+            self.guard(G.chunked_array_guards(expr, value, source.describe()))
+            node = self.graph.add_input(self._input_name(source), ArraySpec(value.shape, value.dtype))
+            var: ArrayVar = LazyArrayVar(node, source, type(value))
+        else:
+            self.guard(G.array_guards(expr, value, source.describe()))
+            node = self.graph.add_input(self._input_name(source), ArraySpec.of(value))
+            var = ArrayVar(node, source)
         self.inputs.append((source, node))
         self._inputs_by_expr[expr] = var
         self._inputs_by_id[id(value)] = var
         self._alive.append(value)      # keeps ids unique while this capture runs
         return var
+
+    def _lazy_input(self, value: Any, source: Source) -> Var:
+        """A dask array: a graph input like an ndarray, guarded also on its chunks. Unknown chunk sizes (a
+        boolean-mask result: nan in the shape) are a data-dependent shape, so such an array stays opaque."""
+        if any(math.isnan(c) for dim in value.chunks for c in dim):
+            self.guard([G.Guard(source.expr(), G.GuardKind.TYPE, type(value), source.describe())])
+            return OpaqueVar(value, source)
+        return self._graph_input(value, source, lazy=True)
 
     def _scalar_input(self, value: Any, source: Source) -> ScalarVar:
         """An unspecialized int/float: a graph input guarded by type now, by value only if specialized."""
@@ -265,6 +282,11 @@ class CaptureContext:
         """Append `target(*args, **kwargs)` as an `opdef.name` node; returns the result's Var."""
         g_args = tuple(self.to_arg(a) for a in args)
         g_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
+        lazy = next((n.meta["lazy"] for n in iter_nodes((g_args, g_kwargs)) if "lazy" in n.meta), None)
+        if lazy is not None:    # an op on a dask value is captured only if dask computes what NumPy would
+            why = dask_lowering.refusal(opdef.name, target, g_args, g_kwargs)
+            if why is not None:
+                raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} on a dask array: {why}")
         # Meta rules see arrays as specs and unspecialized scalars as their capture-time value (a weak
         # Python scalar, as NumPy treats them).
         to_spec = lambda n: n.meta["value"] if isinstance(n.spec, PyScalarSpec) else n.spec  # noqa: E731
@@ -276,6 +298,8 @@ class CaptureContext:
             raise unsupported(BreakCategory.EXCEPTION, f"{opdef.name}: {e}") from None
         except (TypeError, ValueError, NotImplementedError) as e:
             raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} with these arguments: {e}") from None
+        if lazy is not None:    # dask reduces to a 0-d dask array where NumPy gives a NumPy scalar
+            spec = _unscalar(spec)
         node = self.graph.call(opdef.name, target, g_args, g_kwargs, spec=spec)
         if opdef.mutates or "out" in g_kwargs:
             self.mutating_nodes.append(node)
@@ -283,19 +307,26 @@ class CaptureContext:
             self.nodes_in_try.append(node)
         if spec is None:
             return ConstVar(None)
+        make = (lambda n: LazyArrayVar(n, cls=lazy)) if lazy is not None else ArrayVar
         if isinstance(spec, tuple):
             getitem = ops.get("getitem")
             parts = []
             for i, s in enumerate(spec):
-                parts.append(ArrayVar(self.graph.call(getitem.name, getitem.impl, (node, i), {}, spec=s)))
+                parts.append(make(self.graph.call(getitem.name, getitem.impl, (node, i), {}, spec=s)))
             return ListVar(parts) if opdef.name in ("split", "array_split") else TupleVar(parts)
-        return ArrayVar(node)
+        return make(node)
 
 
 def _same_object(a: Source, b: Source, same: bool) -> G.Guard:
     """`(a is b) == same`. The parentheses matter: rendered bare, `a is b is True` would chain."""
     return G.Guard(f"({a.expr()} is {b.expr()})", G.GuardKind.EQUALS, same,
                    f"{a.describe()} is {'' if same else 'not '}{b.describe()}")
+
+
+def _unscalar(spec: Any) -> Any:
+    if isinstance(spec, tuple):
+        return tuple(_unscalar(s) for s in spec)
+    return ArraySpec((), spec.dtype) if isinstance(spec, ArraySpec) and spec.scalar else spec
 
 
 def _spec_of_constant(value: Any) -> Any:

@@ -1,0 +1,160 @@
+"""The "dask" backend: captured graphs lowered to dask.array, computed on the current dask.distributed
+Client when there is one (dask's own default), else on dask's local scheduler.
+
+Imports graph, config, backends.lowering (the engine-neutral driver) and backends.dask_lowering (the table);
+dask itself only when a graph is compiled (`pip install minidynamo[dask]`). Two modes, fixed per graph by its
+inputs' types (which the guards pin):
+
+- dask inputs: each op on a dask value runs as its dask.array lowering, each op on NumPy values only stays
+  NumPy (as in eager dask code), and array results stay lazy: `.compute()`/`.persist()` is the caller's.
+- NumPy inputs only: each lowered piece chunks its ndarray inputs (`config.dask_chunk_bytes`), runs on dask
+  and is computed in one `dask.compute` call, so results are NumPy values again. A result that NumPy returns
+  as a view of an input (x.T, x[1:]) stays on NumPy, so it still aliases the input as in eager code.
+
+Ops without a faithful lowering run on NumPy (the driver splits the graph); explain() prints which and why.
+A lowered result whose shape, dtype or type differs from the captured spec raises LoweringMismatch, and the
+compiled entry then runs the function eagerly instead: never a silently different result.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import config
+from ..graph.interp import Interpreter
+from ..graph.ir import INPUT, ArraySpec, Graph, Node, iter_nodes
+from . import dask_lowering as DL
+from .lowering import LoweringTable, OpRule, lower_graph
+
+INSTALL_HINT = "backend='dask' needs dask[array,distributed]: pip install minidynamo[dask]"
+# Ops whose NumPy result is a view of their first argument: returned from a graph, such a chain from an
+# input must stay on NumPy to keep aliasing the caller's array.
+_VIEW_OPS = frozenset({"getitem", "transpose", "reshape", "ravel", "squeeze", "swapaxes", "moveaxis",
+                       "expand_dims", "broadcast_to", "real", "imag", "flip"})
+
+
+class LoweringMismatch(RuntimeError):
+    """A dask result does not have the shape, dtype or type the captured graph promised."""
+
+
+def require_dask() -> Any:
+    """The dask.array module, or ImportError saying how to install it."""
+    try:
+        import dask.array as da
+    except ImportError as e:
+        raise ImportError(INSTALL_HINT) from e
+    return da
+
+
+def dask_backend(graph: Graph, example_inputs: Sequence[Any]) -> Callable[..., tuple]:
+    """Backend "dask": lower `graph` to dask.array (see the module docstring for the two modes)."""
+    da = require_dask()
+    lazy = any(DL.is_lazy(v) for v in example_inputs)
+    chunk_bytes = config.current().dask_chunk_bytes
+
+    def refuse_node(node: Node) -> str | None:
+        if lazy and "lazy" not in node.meta:
+            return "reads no dask value: stays NumPy, as in eager dask code"
+        return None
+
+    def refuse_graph(graph: Graph) -> dict[int, str]:
+        why = "returns a view of an input (NumPy aliases it; dask would copy)"
+        return {} if lazy else {i: why for i in _views_of_inputs(graph)}
+
+    table = LoweringTable("dask", _RULES, DL.NOT_LOWERED, refuse_node, refuse_graph)
+    return lower_graph(graph, table, lambda piece: _compile_piece(piece, da, lazy, chunk_bytes))
+
+
+dask_backend.__minidynamo_requires__ = require_dask       # type: ignore[attr-defined]
+
+
+def _refuse(node: Node) -> str | None:
+    return DL.refusal(node.op, node.target, node.args, node.kwargs)
+
+
+_RULES = {name: OpRule(DL.lower, _refuse) for name in DL.lowered_op_names()}
+
+
+class _DaskRun(Interpreter):
+    """Runs one piece node by node with the lowered callables; chunks ndarray inputs in NumPy mode."""
+
+    def __init__(self, graph: Graph, lowered: dict[Node, Callable], chunk: Callable | None) -> None:
+        super().__init__(graph, check=False)
+        self.lowered, self.chunk = lowered, chunk
+
+    def placeholder(self, node: Node, value: Any) -> Any:
+        return self.chunk(value) if self.chunk is not None and type(value) is np.ndarray else value
+
+    def call_op(self, node: Node, args: tuple, kwargs: dict) -> Any:
+        return self.lowered[node](*args, **kwargs)
+
+
+def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Callable[..., tuple]:
+    lowered = {n: DL.lower(n, da) for n in graph.nodes if n.is_call}
+    specs = [o.spec if isinstance(o, Node) else None for o in graph.outputs]
+
+    def chunk(value: np.ndarray) -> Any:
+        chunks = da.core.normalize_chunks("auto", value.shape, limit=chunk_bytes, dtype=value.dtype) \
+            if chunk_bytes else "auto"
+        return da.from_array(value, chunks=chunks, name=False)   # name=False: no hashing of the data
+
+    if lazy:
+        def run_lazy(*inputs: Any) -> tuple:
+            outs = _DaskRun(graph, lowered, None).run(inputs)
+            for value, spec in zip(outs, specs):
+                _check_lazy(value, spec)
+            return outs
+        return run_lazy
+
+    import dask
+    passed = {i: graph.inputs.index(o) for i, o in enumerate(graph.outputs) if isinstance(o, Node) and o.op == INPUT}
+
+    def run(*inputs: Any) -> tuple:
+        outs = list(_DaskRun(graph, lowered, chunk).run(inputs))
+        for i, k in passed.items():     # an input returned as it is: the caller's own object, not a copy
+            outs[i] = inputs[k]
+        where = [i for i, v in enumerate(outs) if DL.is_lazy(v)]
+        for i, value in zip(where, dask.compute(*[outs[i] for i in where])):
+            outs[i] = value
+        owners = [v for v in inputs if isinstance(v, np.ndarray)]
+        return tuple(_as_spec(v, s, owners) for v, s in zip(outs, specs))
+
+    return run
+
+
+def _check_lazy(value: Any, spec: Any) -> None:
+    if isinstance(spec, ArraySpec) and DL.is_lazy(value):
+        if value.shape != spec.shape or value.dtype != spec.dtype:
+            raise LoweringMismatch(f"dask gave {value.dtype}{list(value.shape)}, the graph promised {spec}")
+
+
+def _as_spec(value: Any, spec: Any, inputs: list[np.ndarray]) -> Any:
+    """A computed value in the type NumPy gives (a NumPy scalar for reductions, a 0-d array otherwise), a
+    fresh writeable array (dask may hand back an input's own buffer or a read-only broadcast)."""
+    if not isinstance(spec, ArraySpec):
+        return value
+    if spec.scalar:
+        value = value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+        if type(value) is not spec.dtype.type:
+            raise LoweringMismatch(f"dask gave {type(value).__name__}, the graph promised {spec}")
+        return value
+    value = np.asarray(value) if isinstance(value, np.generic) else value
+    if type(value) is not np.ndarray or value.shape != spec.shape or value.dtype != spec.dtype:
+        raise LoweringMismatch(f"dask gave {type(value).__name__} {getattr(value, 'dtype', '')}"
+                               f"{list(np.shape(value))}, the graph promised {spec}")
+    if not value.flags.writeable or any(np.may_share_memory(value, i) for i in inputs):
+        value = value.copy()
+    return value
+
+
+def _views_of_inputs(graph: Graph) -> set[int]:
+    """ids of the nodes on a chain of view ops from a graph input to a graph output."""
+    from_input: dict[int, list[Node]] = {}
+    for n in graph.nodes:
+        if n.op == INPUT:
+            from_input[id(n)] = []
+        elif n.op in _VIEW_OPS and n.args and isinstance(n.args[0], Node) and id(n.args[0]) in from_input:
+            from_input[id(n)] = from_input[id(n.args[0])] + [n]
+    return {id(m) for o in iter_nodes(graph.outputs) for m in from_input.get(id(o), [])}

@@ -1,0 +1,32 @@
+"""Fixtures for the engine backends. `dask_cluster`: one real `distributed.LocalCluster` (2 worker
+processes, one thread each, no dashboard) for the whole session, always closed; `on_cluster` makes its
+Client the current one for one test only, so other tests keep dask's local scheduler."""
+
+from __future__ import annotations
+
+import pytest
+
+DASK_MISSING = "dask is not installed: pip install minidynamo[dask]"
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    pytest.importorskip("dask.array", reason=DASK_MISSING)
+    distributed = pytest.importorskip("distributed", reason=DASK_MISSING)
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                       dashboard_address=None)
+    try:
+        client = distributed.Client(cluster, set_as_default=False)
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        cluster.close()
+
+
+@pytest.fixture
+def on_cluster(dask_cluster):
+    """The session's cluster Client as the current client for this test (dask.compute runs there)."""
+    with dask_cluster.as_current():
+        yield dask_cluster

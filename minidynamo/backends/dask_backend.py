@@ -32,7 +32,7 @@ INSTALL_HINT = "backend='dask' needs dask[array,distributed]: pip install minidy
 # Ops whose NumPy result is a view of their first argument: returned from a graph, such a chain from an
 # input must stay on NumPy to keep aliasing the caller's array.
 _VIEW_OPS = frozenset({"getitem", "transpose", "reshape", "ravel", "squeeze", "swapaxes", "moveaxis",
-                       "expand_dims", "broadcast_to", "real", "imag", "flip"})
+                       "expand_dims", "broadcast_to", "flip"})
 
 
 class LoweringMismatch(RuntimeError):

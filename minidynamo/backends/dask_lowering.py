@@ -83,7 +83,7 @@ LOWERINGS: dict[str, Lowering] = {
     # creation from arrays, conversion, selection, indexing
     **{n: Lowering(n, frozenset({"dtype"})) for n in ("zeros_like", "ones_like", "full_like")},
     "where": Lowering("where", check=_three_arguments), "astype": Lowering(None),
-    "getitem": Lowering(None, check=_basic_index), "real": Lowering(None), "imag": Lowering(None),
+    "getitem": Lowering(None, check=_basic_index),
     # creation from Python values: plain NumPy arrays, which dask operations then take in
     **{n: Lowering(None, frozenset({"dtype"})) for n in ("zeros", "ones", "full", "eye", "identity", "arange",
                                                          "linspace")},

@@ -15,6 +15,7 @@ Not run by the test suite (tests/backends/test_dask_scale.py runs `run` once at 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Any
 
@@ -62,7 +63,8 @@ def run(client: Any, rows: int, cols: int, k: int = 16, chunk_rows: int = 625, c
             "max_err_slice": float(np.max(np.abs(y[:, -1] - ref))),
             "max_err_reduction": float(np.max(np.abs(r - (y * y).mean(axis=0)) / np.abs(r))),
             "finite": bool(np.isfinite(y).all()), "graphs": report.graph_count, "breaks": report.graph_break_count,
-            "ops": report.op_count, "graph": str(report.graphs[0]) if report.graphs else ""}
+            "ops": report.op_count, "graph": str(report.graphs[0]) if report.graphs else "",
+            "load": os.getloadavg()[0], "cpus": os.cpu_count()}
 
 
 def render(res: dict, workers: int, total_gib: float) -> str:
@@ -78,8 +80,15 @@ def render(res: dict, workers: int, total_gib: float) -> str:
     rows += [["max abs error of y[:, -1] vs NumPy on x[:, :check_cols]", f"{res['max_err_slice']:.2e}"],
              ["max rel error of the reduction vs NumPy on the returned y", f"{res['max_err_reduction']:.2e}"],
              ["y all finite", str(res["finite"])]]
-    return (f"{workers}-worker `distributed.LocalCluster` (processes, 1 thread each).\n\n"
-            + table(["what", "measured"], rows) + "\n\nThe captured graph:\n\n```\n" + res["graph"] + "\n```\n")
+    return (f"{workers}-worker `distributed.LocalCluster` (processes, 1 thread each); load average at the end "
+            f"{res.get('load', float('nan')):.1f} on {res.get('cpus', '?')} CPUs (a shared machine: times are "
+            "indicative).\n\n" + table(["what", "measured"], rows) + "\n\n" + NOTE
+            + "\n\nThe captured graph:\n\n```\n" + res["graph"] + "\n```\n")
+
+
+NOTE = ("Each worker peaks at about half the array: the column statistics need every chunk before any chunk "
+        "can be standardized, and dask keeps the generated chunks (spread over the workers) rather than "
+        "generating them again. No process ever holds x whole; `compiled(x, w)` itself only builds the graph.")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,7 +99,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     from distributed import Client, LocalCluster
-    import os
     total_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     with LocalCluster(n_workers=args.workers, processes=True, threads_per_worker=1,
                       dashboard_address=None) as cluster, Client(cluster, set_as_default=False) as client:

@@ -49,6 +49,11 @@ def _basic_index(args: tuple, kwargs: dict) -> str | None:
     return None
 
 
+def _axis_only(args: tuple, kwargs: dict) -> str | None:
+    # NumPy's reductions take (a, axis, dtype, out, keepdims); dask's order differs after axis.
+    return None if len(args) <= 2 else "arguments after axis given by position (dask orders them differently)"
+
+
 def _c_order(args: tuple, kwargs: dict) -> str | None:
     return "order= other than 'C'" if any(a in ("F", "A") for a in args[1:] if isinstance(a, str)) else None
 
@@ -63,10 +68,11 @@ def _int_repeats(args: tuple, kwargs: dict) -> str | None:
 
 LOWERINGS: dict[str, Lowering] = {
     # reductions (chunked: partial results combined, so sums differ from NumPy's in the last bits)
-    **{n: Lowering(n, _REDUCE) for n in ("sum", "prod", "mean")},
-    **{n: Lowering(n, _REDUCE | {"ddof"}) for n in ("std", "var")},
-    **{n: Lowering(n, frozenset({"axis", "keepdims"})) for n in ("max", "min", "any", "all", "argmax", "argmin")},
-    **{n: Lowering(n, frozenset({"axis", "dtype"})) for n in ("cumsum", "cumprod")},
+    **{n: Lowering(n, _REDUCE, _axis_only) for n in ("sum", "prod", "mean")},
+    **{n: Lowering(n, _REDUCE | {"ddof"}, _axis_only) for n in ("std", "var")},
+    **{n: Lowering(n, frozenset({"axis", "keepdims"}), _axis_only)
+       for n in ("max", "min", "any", "all", "argmax", "argmin")},
+    **{n: Lowering(n, frozenset({"axis", "dtype"}), _axis_only) for n in ("cumsum", "cumprod")},
     "clip": Lowering("clip"), "round": Lowering("round", frozenset({"decimals"})),
     # shape ops
     "reshape": Lowering(None, check=_c_order), "transpose": Lowering(None), "flatten": Lowering(None),

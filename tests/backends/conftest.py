@@ -1,6 +1,8 @@
 """Fixtures for the engine backends. `dask_cluster`: one real `distributed.LocalCluster` (2 worker
-processes, one thread each, no dashboard) for the whole session, always closed; `on_cluster` makes its
-Client the current one for one test only, so other tests keep dask's local scheduler."""
+processes, one thread each, no dashboard) shared by every test of tests/backends, always closed after the
+last of them (package scope, not session: a live cluster's client threads allocate in the background and
+would disturb the tracemalloc tests that run later); `on_cluster` makes its Client the current one for one
+test only, so other tests keep dask's local scheduler."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pytest
 DASK_MISSING = "dask is not installed: pip install minidynamo[dask]"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def dask_cluster():
     pytest.importorskip("dask.array", reason=DASK_MISSING)
     distributed = pytest.importorskip("distributed", reason=DASK_MISSING)

@@ -131,6 +131,7 @@ def _graph_ops(name):
     ("iadd", __import__("operator").iadd, ("x", 1), {}, "in place"),
     ("vecdot", np.vecdot, ("x", "x"), {}, "generalized ufunc"),
     ("where", np.where, ("x",), {}, "data-dependent shape"),
+    ("sum", np.sum, ("x", 0, None, None, True), {}, "arguments after axis given by position"),
 ])
 def test_refusals_say_what_is_not_faithful(op, target, args, kwargs, reason):
     assert reason in DL.refusal(op, target, args, kwargs)

@@ -1,0 +1,183 @@
+"""Compile one fully-lowerable Graph to a jax.jit function and wrap it so a call behaves as NumPy's.
+
+Imports jax. `compile_piece(graph)` traces the graph once (per concrete input signature: guards fix shapes
+and dtypes, so each captured graph is one XLA compilation, shared by structurally equal graphs) and returns
+`run(*inputs)`, which
+
+1. runs the graph on NumPy (`codegen.compile_graph`, NumPy's exact semantics) instead when a host-side check
+   fails: underflow not ignored by np.seterr, an input the graph writes that is read-only or shares memory
+   with another input, an unspecialized Python int out of range for the dtype it meets;
+2. calls the jitted function, 64-bit graphs under `jax.enable_x64(True)` for that call only;
+3. runs the graph on NumPy when a data check computed inside the function fails: a float value that is
+   not finite (NumPy would have warned, or raised under np.errstate), an index out of bounds, an integer
+   division by zero (see ufuncs.py, indexing.py). Nothing was written yet, so NumPy reproduces exactly
+   the warnings, exceptions and partial writes eager code gives;
+4. writes new values of the inputs the graph writes into (np.copyto), and returns writeable NumPy arrays
+   (NumPy scalars for scalar specs); an output that is an input written in place is the input itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable
+
+import numpy as np
+import jax
+import jax.numpy as jnp
+
+from ...graph import codegen
+from ...graph.ir import CONST, INPUT, ArraySpec, Graph, Node, PyScalarSpec, iter_nodes, map_nodes
+from ..aliasing import same_object_root, written_target
+from ..lowering import NotLowerable
+from .finite import finite_sinks, poisoned
+from .runner import make_runner
+from .table import TABLE
+
+_JITTED: dict[tuple, tuple] = {}   # structural key -> (jitted function, the Piece it traces), shared by equal graphs
+
+
+class Trace:
+    """Traced values of one graph while its lowering runs inside jax.jit (the `cx` of the rules)."""
+
+    def __init__(self, graph: Graph, scalar_inputs: dict[int, int]) -> None:
+        self.root = same_object_root(graph)     # writes never go through views here (aliasing.py)
+        self.env: dict[int, Any] = {}
+        self.current: dict[int, Any] = {}       # root id -> its newest value, once something wrote into it
+        self.checks: list[Any] = []
+        self.scalar_inputs = scalar_inputs      # id(traced Python scalar) -> input position
+        self.scalar_dtypes: dict[int, set] = {}  # input position -> dtypes that scalar is cast to
+
+    def val(self, arg: Any) -> Any:
+        return map_nodes(arg, self._node_value)
+
+    def _node_value(self, node: Node) -> Any:
+        root = self.root[id(node)]
+        return self.current.get(id(root), self.env.get(id(node)))
+
+    def check(self, ok: Any) -> None:
+        self.checks.append(ok)
+
+    def as_dtype(self, value: Any, dtype: np.dtype) -> Any:
+        if id(value) in self.scalar_inputs:
+            self.scalar_dtypes.setdefault(self.scalar_inputs[id(value)], set()).add(np.dtype(dtype))
+        if isinstance(value, (bool, int, float, np.generic)):
+            return jnp.asarray(value, dtype=dtype)
+        return value if value.dtype == dtype else value.astype(dtype)
+
+
+def _key(graph: Graph) -> tuple:
+    """Graphs that print alike and call the same targets lower alike (constants are arguments)."""
+    return (str(graph), tuple(id(n.target) for n in graph.nodes if n.is_call))
+
+
+def _needs_x64(graph: Graph) -> bool:
+    for n in graph.nodes:
+        if isinstance(n.spec, PyScalarSpec):
+            return True
+        specs = n.spec if isinstance(n.spec, tuple) else (n.spec,)
+        if any(isinstance(s, ArraySpec) and s.dtype.itemsize == 8 for s in specs):
+            return True
+    return False
+
+
+def _is_float(spec: Any) -> bool:
+    specs = spec if isinstance(spec, tuple) else (spec,)
+    return any(isinstance(s, ArraySpec) and s.dtype.kind in "fc" for s in specs)
+
+
+def _all_finite(value: Any) -> Any:
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(v)) for v in values]))
+
+
+def _check_spec(node: Node, value: Any) -> None:
+    spec = node.spec
+    if isinstance(spec, tuple):
+        for s, v in zip(spec, value):
+            _check_one(node, s, v)
+    elif isinstance(spec, ArraySpec):
+        _check_one(node, spec, value)
+
+
+def _check_one(node: Node, spec: ArraySpec, value: Any) -> None:
+    if tuple(value.shape) != spec.shape or value.dtype != spec.dtype:
+        raise NotLowerable(f"JAX gives {value.dtype}{list(value.shape)} where NumPy gives {spec}", node)
+
+
+class Piece:
+    """What compile_piece knows about one graph: inputs, constants, writes, outputs and the traced rule."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.inputs = graph.inputs
+        self.consts = [n for n in graph.nodes if n.op == CONST]
+        self.calls = [n for n in graph.nodes if n.is_call]
+        root = same_object_root(graph)
+        written = [root[id(t)] for t in (written_target(n) for n in self.calls) if t is not None]
+        self.written_inputs = list({id(r): r for r in written if r.op == INPUT}.values())
+        # one result per object: an in-place result and its operand are the same array
+        self.outputs = list({id(root[id(o)]): root[id(o)] for o in iter_nodes(graph.outputs)
+                             if o.is_call and o.op != "setitem" and root[id(o)].op not in (INPUT, CONST)}.values())
+        self.poison = poisoned(graph)
+        self.sinks = finite_sinks(graph, self.poison)
+        self.x64 = _needs_x64(graph)
+        self.scalar_dtypes: dict[int, set] = {}
+
+    def trace(self, *args: Any) -> tuple:
+        scalars = {id(a): i for i, (a, n) in enumerate(zip(args, self.inputs)) if isinstance(n.spec, PyScalarSpec)}
+        cx = Trace(self.graph, scalars)
+        for node, value in zip(self.inputs + self.consts, args):
+            cx.env[id(node)] = value
+            if id(node) in self.sinks:
+                cx.check(_all_finite(value))
+        for node in self.calls:
+            value = _lower_node(cx, node)
+            for arg in self.poison.get(id(node), ()):
+                a = cx.val(arg)
+                value = value - (a - a).astype(value.dtype)    # exact when arg is finite, nan where it is not
+            target = written_target(node)
+            if target is not None:
+                cx.current[id(cx.root[id(target)])] = value
+                value = None if node.op == "setitem" else value
+            _check_spec(node, value)
+            cx.env[id(node)] = value
+            if id(node) in self.sinks:
+                cx.check(_all_finite(value))
+        self.scalar_dtypes = cx.scalar_dtypes
+        outs = [cx.val(n) for n in self.outputs]
+        writes = [cx.val(n) for n in self.written_inputs]
+        ok = jnp.all(jnp.stack(cx.checks)) if cx.checks else None
+        return outs, writes, ok
+
+
+def _lower_node(cx: Trace, node: Node) -> Any:
+    rule = TABLE.rules[node.op]
+    try:
+        return rule.lower(cx, node)
+    except (TypeError, ValueError, IndexError, NotImplementedError) as e:
+        raise NotLowerable(f"JAX could not lower it: {type(e).__name__}: {e}", node) from e
+
+
+def _abstract(node: Node) -> Any:
+    spec = node.spec
+    if isinstance(spec, PyScalarSpec):
+        return jax.ShapeDtypeStruct((), np.dtype(spec.type), weak_type=True)
+    return jax.ShapeDtypeStruct(spec.shape, spec.dtype)
+
+
+def compile_piece(graph: Graph) -> Callable[..., tuple]:
+    """The run function of a graph every op of which the table lowers (see the module docstring)."""
+    key = _key(graph)
+    cached = _JITTED.get(key)
+    piece = Piece(graph)
+    if cached is None:
+        jitted = jax.jit(piece.trace)
+        with _context(piece.x64):
+            jitted.lower(*[_abstract(n) for n in piece.inputs + piece.consts])   # raises NotLowerable early
+        cached = _JITTED[key] = (jitted, piece)
+    jitted, traced = cached
+    return make_runner(piece, jitted, traced, codegen.compile_graph(graph))
+
+
+def _context(x64: bool) -> Any:
+    return jax.enable_x64(True) if x64 else contextlib.nullcontext()

@@ -1,0 +1,116 @@
+"""Lowering rules for NumPy ufuncs (and the Python operators that are ufuncs on arrays) to jax.numpy.
+
+Imports jax (only ever imported by the "jax" backend). NumPy picks a ufunc's loop from its operands' dtypes,
+with Python scalars weak (NEP 50): `ufunc.resolve_dtypes` gives that loop, every operand is cast to its loop
+dtype before the jnp function runs and the result is cast to the loop's output dtype, so JAX's own promotion
+rules never decide a dtype. Integer division, modulo and power, shifts and float-to-int casts differ from
+NumPy on some values; their rules register a data check (`cx.check`), and the graph runs on NumPy when a
+check fails (see engine.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import jax.numpy as jnp
+
+from ...graph.ir import ArraySpec, Node, PyScalarSpec
+from ...graph.ops import INPLACE_NAMES, REGISTRY, BINARY_OPERATORS
+
+# ufunc names lowered to the jnp function of the same name (after the casts above).
+SAME_NAME = ("absolute add arccos arccosh arcsin arcsinh arctan arctan2 arctanh bitwise_and bitwise_count "
+             "bitwise_or bitwise_xor cbrt ceil conjugate copysign cos cosh deg2rad degrees divide divmod equal "
+             "exp exp2 expm1 fabs float_power floor floor_divide fmax fmin fmod frexp gcd greater "
+             "greater_equal heaviside hypot invert isfinite isinf isnan lcm ldexp left_shift less less_equal "
+             "log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor "
+             "matmul matvec maximum minimum modf multiply negative nextafter not_equal positive power "
+             "rad2deg radians reciprocal remainder right_shift rint sign signbit sin sinh spacing sqrt "
+             "square subtract tan tanh trunc vecdot vecmat").split()
+NOT_LOWERED = {"isnat": "datetime arrays only; the engine holds no datetimes"}
+_DIVISIONS = {"floor_divide", "remainder", "fmod", "divmod"}
+_ROUNDING = {"ceil", "floor", "rint", "trunc"}
+# in-place operator name -> the ufunc it applies
+INPLACE_UFUNC = {op.name: BINARY_OPERATORS[sym[:-1]].name for sym, op in BINARY_OPERATORS.items()
+                 if op.name in INPLACE_NAMES}
+
+
+def operand_dtype(arg: Any) -> Any:
+    """What resolve_dtypes takes for one operand: a dtype, or int/float/complex for a weak Python scalar."""
+    if isinstance(arg, Node):
+        spec = arg.spec
+        return spec.type if isinstance(spec, PyScalarSpec) else spec.dtype
+    if isinstance(arg, (bool, np.bool_)):
+        return np.dtype(bool)
+    if isinstance(arg, (int, float, complex)):
+        return type(arg)
+    if isinstance(arg, np.generic):
+        return arg.dtype
+    raise TypeError(f"operand {arg!r} is neither a graph value nor a Python/NumPy scalar")
+
+
+def loop_dtypes(ufunc: np.ufunc, operands: tuple) -> tuple[np.dtype, ...]:
+    """NumPy's loop for these operands: nin input dtypes, then nout output dtypes."""
+    return ufunc.resolve_dtypes(tuple(operand_dtype(a) for a in operands) + (None,) * ufunc.nout)
+
+
+def refuse_ufunc(node: Node) -> str | None:
+    """Why this ufunc call stays on NumPy, or None."""
+    ufunc = ufunc_of(node)
+    if node.kwargs:
+        return f"keyword arguments {sorted(node.kwargs)} are not lowered"
+    if len(node.args) != ufunc.nin:
+        return "output arguments are not lowered"
+    try:
+        dts = loop_dtypes(ufunc, node.args)
+    except (TypeError, ValueError) as e:
+        return f"no NumPy loop resolved for these operands ({e})"
+    name = ufunc.__name__
+    ints = dts[0].kind in "iu"
+    if name == "reciprocal" and ints:
+        return "integer reciprocal: NumPy's result for 0 is platform-defined"
+    if isinstance(node.spec, ArraySpec) and node.spec.scalar and node.spec.dtype.kind in "iu" and name not in (
+            "isfinite", "isinf", "isnan", "signbit"):
+        return "arithmetic on NumPy integer scalars warns on overflow; XLA wraps silently"
+    return None
+
+
+def ufunc_of(node: Node) -> np.ufunc:
+    name = INPLACE_UFUNC.get(node.op, node.op)
+    return REGISTRY[name].impl
+
+
+def lower_ufunc(cx: Any, node: Node) -> Any:
+    """`node` (a ufunc or its operator, in place or not) computed with jnp in NumPy's loop dtypes."""
+    ufunc = ufunc_of(node)
+    name = ufunc.__name__
+    dts = loop_dtypes(ufunc, node.args)
+    ins = [cx.as_dtype(cx.val(a), dt) for a, dt in zip(node.args, dts)]
+    _data_checks(cx, name, ins, dts)
+    if name in _ROUNDING and dts[0].kind in "iub":
+        out: Any = ins[0]                       # rounding an integer leaves it unchanged
+    else:
+        out = getattr(jnp, name)(*ins)
+    outs = out if ufunc.nout > 1 else (out,)
+    outs = tuple(cx.as_dtype(o, dt) for o, dt in zip(outs, dts[ufunc.nin:]))
+    if node.op in INPLACE_NAMES and isinstance(node.args[0], Node) and isinstance(node.args[0].spec, ArraySpec):
+        outs = (cx.as_dtype(outs[0], node.args[0].spec.dtype),)     # `x += y` casts into x's dtype
+    return outs if ufunc.nout > 1 else outs[0]
+
+
+def _data_checks(cx: Any, name: str, ins: list, dts: tuple) -> None:
+    """Values where XLA and NumPy disagree: integer division by 0 (NumPy: 0 and a warning) and MIN // -1,
+    negative integer powers (NumPy raises), shifts outside [0, bits) (platform-defined)."""
+    if dts[0].kind not in "iu":
+        return
+    if name in _DIVISIONS:
+        a, b = ins
+        ok = b != 0
+        if dts[1].kind == "i":
+            ok = ok & ~((a == np.iinfo(dts[0]).min) & (b == -1))
+        cx.check(jnp.all(ok))
+    elif name == "power" and dts[1].kind == "i":
+        cx.check(jnp.all(ins[1] >= 0))
+    elif name in ("left_shift", "right_shift"):
+        b = ins[1]
+        cx.check(jnp.all((b >= 0) & (b < dts[0].itemsize * 8)))

@@ -237,3 +237,17 @@ def test_inputs_written_in_another_order_than_passed():
     rec = Recorder()
     check(step, np.arange(6).reshape(2, 3), np.ones((2, 3), np.int64), np.full((2, 3), 5), backend=rec)
     assert rec.fully_lowered and rec.fallbacks == 0
+
+
+def test_one_xla_function_per_graph_and_input_signature():
+    from minidynamo.backends.jax_lowering import engine
+
+    def scale(x):
+        return np.tanh(x) * 3.0
+    before = len(engine._JITTED)
+    md.compile(scale, backend="jax")(np.ones(5))
+    md.compile(scale, backend="jax")(np.zeros(5))          # an equal graph: the jitted function is shared
+    assert len(engine._JITTED) == before + 1
+    md.compile(scale, backend="jax")(np.ones(6))           # a new shape: a new capture and compilation
+    md.compile(scale, backend="jax")(np.ones(5, np.float32))
+    assert len(engine._JITTED) == before + 3

@@ -5,8 +5,9 @@ from finite operands (overflow, division by zero, invalid); XLA is silent. A nan
 in every later value an op *propagates* it to (x + inf is inf, sum over it is inf or nan, a reshape keeps
 it), but not through ops that can absorb it (tanh(inf) is 1, x / inf is 0, x > nan is False, a slice may
 drop it). So checking the values no propagating op carries further (the *sinks*) sees every nan/inf the
-graph holds: `finite_sinks(graph)`. The engine checks those (a fused reduction) and reruns the graph on
-NumPy when one is not finite; inputs holding nan/inf therefore also run on NumPy.
+graph creates: `finite_sinks(graph)`. The engine checks those (a fused reduction) and reruns the graph on
+NumPy when one is not finite. Inputs are not checked: a nan/inf that comes in creates no warning by itself,
+and an op that turns it into another nan/inf shows in a checked value (so such calls run on NumPy too).
 
 Each check is a pass over an array, so where an absorbing op's float argument has a shape that broadcasts to
 its float result (tanh(t), where(c, a, b), x / y), the engine *poisons* the result instead: `r - (a - a)` is
@@ -49,6 +50,8 @@ def _size(spec: Any) -> int:
 
 def _propagates(consumer: Node, position: int | str) -> bool:
     positions = PROPAGATING.get(consumer.op, ())
+    if consumer.op == "power" and isinstance(consumer.args[1], (int, float)) and consumer.args[1] != 0:
+        positions = (0,)          # x ** 2: inf and nan stay (only x ** 0 drops them)
     if consumer.op == "astype" and position == 0:
         positions = ALL if _float(consumer.spec) else ()
     if consumer.op in INPLACE_NAMES and not (isinstance(consumer.spec, ArraySpec) and _float(consumer.spec)):
@@ -82,7 +85,7 @@ def poisoned(graph: Graph) -> dict[int, list[Node]]:
 
 
 def finite_sinks(graph: Graph, poison: dict[int, list[Node]] | None = None) -> set[int]:
-    """Ids of the float-valued nodes (inputs included) whose finiteness the engine must check, given the
+    """Ids of the float-valued call nodes whose finiteness the engine must check, given the
     arguments `poison` folds into their consumers' results."""
     poison = poisoned(graph) if poison is None else poison
     consumers: dict[int, list[tuple[Node, int | str]]] = {}
@@ -93,7 +96,9 @@ def finite_sinks(graph: Graph, poison: dict[int, list[Node]] | None = None) -> s
     covered: set[int] = set()
     sinks: set[int] = set()
     for n in reversed(graph.nodes):
-        if not _float(n.spec):
+        # Only an op creates a nan/inf NumPy warns about; one that came in with an input (quiet) is
+        # harmless by itself and reaches a checked value wherever an op turns it into another.
+        if not n.is_call or not _float(n.spec):
             continue
         if any((_propagates(c, pos) or any(a is n for a in poison.get(id(c), ())))
                and (id(c) in sinks or id(c) in covered) for c, pos in consumers.get(id(n), [])):

@@ -8,7 +8,6 @@ jitted function is shared): its positions of inputs, outputs and writes match `p
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any, Callable
 
 import numpy as np
@@ -88,12 +87,17 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
         fallbacks[0] += 1
         return fallback(*inputs)
 
+    def call(inputs: tuple) -> Any:
+        if x64:
+            with jax.enable_x64(True):
+                return jitted(*inputs, *consts)
+        return jitted(*inputs, *consts)
+
     def run(*inputs: Any) -> tuple:
         for check in checks:
             if not check(inputs):
                 return numpy_instead(inputs)
-        with (jax.enable_x64(True) if x64 else contextlib.nullcontext()):
-            outs, writes, ok = jitted(*inputs, *consts)
+        outs, writes, ok = call(inputs)
         if ok is not None and not np.asarray(ok):
             return numpy_instead(inputs)
         if simple:

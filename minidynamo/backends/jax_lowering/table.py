@@ -283,9 +283,10 @@ def _rules() -> dict[str, OpRule]:
         rules[name] = OpRule(_same_name(name, cast_all=True), _both(_only("axes"), _const_params_2))
     rules["einsum"] = OpRule(_lower_einsum, _only())
     rules["norm"] = OpRule(_lower_norm, _both(_only("ord", "axis", "keepdims"), _const_params))
-    rules["zeros"] = rules["zeros_like"] = OpRule(_lower_filled(0), _only("dtype", "shape"))
-    rules["ones"] = rules["ones_like"] = OpRule(_lower_filled(1), _only("dtype", "shape"))
-    rules["full"] = rules["full_like"] = OpRule(_lower_full, _only("dtype", "fill_value", "shape"))
+    literal_shape = _both(_only("dtype", "shape", "fill_value"), _literal_shape)
+    rules["zeros"] = rules["zeros_like"] = OpRule(_lower_filled(0), literal_shape)
+    rules["ones"] = rules["ones_like"] = OpRule(_lower_filled(1), literal_shape)
+    rules["full"] = rules["full_like"] = OpRule(_lower_full, literal_shape)
     rules["eye"] = rules["identity"] = OpRule(_lower_eye, _both(_only("M", "k", "dtype"), _refuse_literal_only))
     for name in ("arange", "linspace"):
         rules[name] = OpRule(_lower_by_numpy, _refuse_literal_only)
@@ -298,6 +299,13 @@ def _rules() -> dict[str, OpRule]:
     rules["getitem"] = OpRule(indexing.lower_getitem, indexing.refuse_getitem)
     rules["setitem"] = OpRule(indexing.lower_setitem, indexing.refuse_setitem)
     return rules
+
+
+def _literal_shape(node: Node) -> str | None:
+    """zeros(shape)/full(shape, v): the shape must be literal (the *_like forms read their array's spec)."""
+    if node.op.endswith("_like") or not node.args:
+        return None
+    return "a shape that is a graph value" if any(True for _ in iter_nodes(node.args[0])) else None
 
 
 def _const_params_2(node: Node) -> str | None:

@@ -122,6 +122,7 @@ class Piece:
         self.sinks = finite_sinks(graph, self.poison)
         self.x64 = _needs_x64(graph)
         self.scalar_dtypes: dict[int, set] = {}
+        self.checked = False            # whether the traced function returns a check flag last
 
     def trace(self, *args: Any) -> tuple:
         scalars = {id(a): i for i, (a, n) in enumerate(zip(args, self.inputs)) if isinstance(n.spec, PyScalarSpec)}
@@ -144,10 +145,11 @@ class Piece:
             if id(node) in self.sinks:
                 cx.check(_all_finite(value))
         self.scalar_dtypes = cx.scalar_dtypes
-        outs = [cx.val(n) for n in self.outputs]
-        writes = [cx.val(n) for n in self.written_inputs]
-        ok = jnp.all(jnp.stack(cx.checks)) if cx.checks else None
-        return outs, writes, ok
+        # One flat tuple (results, new values of written inputs, then the check flag if there are checks):
+        # the cheapest output structure for jit's call path.
+        self.checked = bool(cx.checks)
+        flat = [cx.val(n) for n in self.outputs] + [cx.val(n) for n in self.written_inputs]
+        return tuple(flat) + ((jnp.all(jnp.stack(cx.checks)),) if cx.checks else ())
 
 
 def _lower_node(cx: Trace, node: Node) -> Any:

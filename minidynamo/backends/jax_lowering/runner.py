@@ -87,6 +87,8 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
         fallbacks[0] += 1
         return fallback(*inputs)
 
+    checked, n_out = traced.checked, len(piece.outputs)
+
     def call(inputs: tuple) -> Any:
         if x64:
             with jax.enable_x64(True):
@@ -97,9 +99,10 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
         for check in checks:
             if not check(inputs):
                 return numpy_instead(inputs)
-        outs, writes, ok = call(inputs)
-        if ok is not None and not np.asarray(ok):
+        flat = call(inputs)
+        if checked and not np.asarray(flat[-1]):
             return numpy_instead(inputs)
+        outs, writes = flat[:n_out], flat[n_out:n_out + len(written)]
         if simple:
             return tuple(np.array(v) for v in outs)
         for i, new in zip(written, writes):

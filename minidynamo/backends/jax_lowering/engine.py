@@ -33,7 +33,9 @@ from .finite import finite_sinks, poisoned
 from .runner import make_runner
 from .table import TABLE
 
-_JITTED: dict[tuple, tuple] = {}   # structural key -> (jitted function, the Piece it traces), shared by equal graphs
+_JITTED_LIMIT = 256
+# structural key -> (jitted function, the Piece it traces), shared by equal graphs
+_JITTED: dict[tuple, tuple] = {}
 
 
 class Trace:
@@ -177,6 +179,8 @@ def compile_piece(graph: Graph) -> Callable[..., tuple]:
         with _context(piece.x64):
             jitted.lower(*[_abstract(n) for n in piece.inputs + piece.consts])   # raises NotLowerable early
         cached = _JITTED[key] = (jitted, piece)
+        if len(_JITTED) > _JITTED_LIMIT:           # the oldest goes (it keeps its graph and constants alive)
+            _JITTED.pop(next(iter(_JITTED)))
     jitted, traced = cached
     return make_runner(piece, jitted, traced, codegen.compile_graph(graph))
 

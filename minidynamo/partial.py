@@ -2,17 +2,19 @@
 resume function; when the break is inside a loop, run the loop from a driver. An api-level module (imports
 capture and stitch); `api.capture_once` calls it after a first capture pass raised GraphBreak.
 
-Steps: (1) decide whether the break point can be resumed (not inside a try block, instruction expressible
-in Python); (2) capture again, stopping *before* that instruction so no state is half applied; (3) build
-the entry body: graph, write-backs, the instruction in plain Python, and the continuation.
+Steps: (1) capture again, stopping *before* the breaking instruction so no state is half applied; (2)
+build the entry body: graph, write-backs, the instruction in plain Python (its plain form; inside a try
+region, an exception it raises is re-raised in place by a raiser, so the original handlers run), and the
+continuation. Anything that cannot be built raises CannotResume, and the frame runs eagerly with the reason.
 
 Loops. Resuming inside a loop by chaining resume functions would nest one call per iteration. Instead the
-entry of the frame that broke runs a *driver*: a plain Python loop that calls a *driven* resume function
-per iteration. A driven function stops when it comes back round to the loop header and returns a
-LoopState (its live locals, and the iterator of a for-loop) instead of running on. Each driven function
-is captured once, so capture time does not grow with the trip count. Run eagerly (past the cache limit,
-after an internal error) a driven function simply runs to the end of the function and returns its result,
-which the driver passes through: both behaviours fit the same protocol.
+entry of the frame that broke runs a *driver* per enclosing loop level: a plain Python loop that calls a
+*driven* resume function per iteration. A driven function stops when it comes to the header of a loop it
+is driven for and returns a LoopState (that header, its live locals, the stack there) instead of running
+on; the driver of that header takes it, the others pass it outwards. Each driven function is captured
+once, so capture time does not grow with the trip count. Run eagerly (past the cache limit, after an
+internal error) a driven function simply runs to the end of the function and returns its result, which
+every driver passes through: both behaviours fit the same protocol.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from .. import config
 from ..graph.interp import Interpreter
 from ..graph.ir import INPUT, ArraySpec, Graph, Node, iter_nodes
 from . import dask_lowering as DL
-from .lowering import LoweringTable, OpRule, lower_graph
+from .lowering import LoweringTable, NotLowerable, OpRule, lower_graph
 
 INSTALL_HINT = "backend='dask' needs dask[array,distributed]: pip install minidynamo[dask]"
 # Ops whose NumPy result is a view of their first argument: returned from a graph, such a chain from an
@@ -95,10 +95,12 @@ def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Calla
     lowered = {n: DL.lower(n, da) for n in graph.nodes if n.is_call}
     specs = [o.spec if isinstance(o, Node) else None for o in graph.outputs]
 
+    def chunks_for(shape: tuple, dtype: np.dtype) -> Any:
+        return da.core.normalize_chunks("auto", shape, limit=chunk_bytes, dtype=dtype) if chunk_bytes else "auto"
+
     def chunk(value: np.ndarray) -> Any:
-        chunks = da.core.normalize_chunks("auto", value.shape, limit=chunk_bytes, dtype=value.dtype) \
-            if chunk_bytes else "auto"
-        return da.from_array(value, chunks=chunks, name=False)   # name=False: no hashing of the data
+        # name=False: no hashing of the data
+        return da.from_array(value, chunks=chunks_for(value.shape, value.dtype), name=False)
 
     if lazy:
         def run_lazy(*inputs: Any) -> tuple:
@@ -109,6 +111,7 @@ def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Calla
         return run_lazy
 
     import dask
+    _probe(graph, lowered, da, chunks_for)
     passed = {i: graph.inputs.index(o) for i, o in enumerate(graph.outputs) if isinstance(o, Node) and o.op == INPUT}
 
     def run(*inputs: Any) -> tuple:
@@ -122,6 +125,47 @@ def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Calla
         return tuple(_as_spec(v, s, owners) for v, s in zip(outs, specs))
 
     return run
+
+
+class _Probe(_DaskRun):
+    """Builds (never computes) the dask graph once, on zeros of the inputs' specs and chunks: dask refuses
+    some calls while building (a reshape that splits chunks unevenly), and such a node must run on NumPy
+    rather than fail, and fall back to eager, on every call. A node reading no dask value is not run: its
+    result is a placeholder of its spec, so the probe never computes anything (nor warns)."""
+
+    def __init__(self, graph: Graph, lowered: dict[Node, Callable], placeholder: Callable) -> None:
+        super().__init__(graph, lowered, None)
+        self.make = placeholder
+
+    def placeholder(self, node: Node, value: Any) -> Any:
+        return self.make(node.spec)
+
+    def call_op(self, node: Node, args: tuple, kwargs: dict) -> Any:
+        if not any(DL.is_lazy(v) for v in _leaves((args, kwargs))):
+            return self.make(node.spec)
+        try:
+            return super().call_op(node, args, kwargs)
+        except (NotImplementedError, ValueError, TypeError, IndexError) as e:
+            first = (str(e).strip().splitlines() or [""])[0]
+            raise NotLowerable(f"dask.array refuses this call: {type(e).__name__}: {first}", node) from None
+
+
+def _probe(graph: Graph, lowered: dict[Node, Callable], da: Any, chunks_for: Callable) -> None:
+    def make(spec: Any) -> Any:
+        if isinstance(spec, tuple):
+            return tuple(make(s) for s in spec)
+        if isinstance(spec, ArraySpec):
+            return da.zeros(spec.shape, dtype=spec.dtype, chunks=chunks_for(spec.shape, spec.dtype))
+        return spec.type(1) if spec is not None else None     # an unspecialized Python int/float
+    _Probe(graph, lowered, make).run([None] * len(graph.inputs))
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, (tuple, list)):
+        return [v for item in value for v in _leaves(item)]
+    if isinstance(value, dict):
+        return _leaves(list(value.values()))
+    return [value]
 
 
 def _check_lazy(value: Any, spec: Any) -> None:

@@ -131,6 +131,20 @@ def test_an_op_without_lowering_runs_on_numpy_with_its_reason(local_scheduler):
     assert "LinAlgError" in plan.summary()
 
 
+def test_a_call_dask_refuses_for_these_chunks_runs_on_numpy(local_scheduler):
+    def regroup(a):
+        return np.tanh(a).reshape(4, 6) * 2.0       # (6, 4) -> (4, 6): dask cannot split chunks unevenly
+
+    a = np.random.default_rng(4).random((6, 4))
+    with md.config.patch(dask_chunk_bytes=64):
+        compiled = md.compile(regroup, backend="dask")
+        assert_close(regroup(a), compiled(a))
+    plan, = lowering_plans(compiled)
+    assert [d.node.op for d in plan.not_lowered] == ["reshape"]
+    assert "dask.array refuses this call: NotImplementedError" in plan.summary()
+    assert md.stats(compiled).captures == 1
+
+
 def test_a_singular_matrix_raises_numpys_error(local_scheduler):
     def inverse(a):
         return np.linalg.inv(a @ a.T)

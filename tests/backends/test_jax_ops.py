@@ -240,3 +240,13 @@ def test_operator_targets_lower_like_their_ufunc():
     assert rec.fully_lowered
     targets = {n.target for n in rec.plans[0].graph.nodes if n.op == "add"}
     assert targets == {operator.add, np.add}       # both spellings reach the same rule (by op name)
+
+
+@pytest.mark.parametrize("dtype", [F64, F32])
+def test_power_by_small_integer_literals(dtype):
+    """x ** 2, ** 3, ** 4 lower to multiplications (x ** 2 bit-identical to NumPy's square fast path)."""
+    x = floats(dtype, (50,))
+    got, expected, rec = run_both(lambda x: (x ** 2, x ** 3, x ** 4.0, np.abs(x) ** 2.5), x)
+    assert_close(got, expected)
+    assert np.array_equal(got[0], expected[0])
+    assert rec.fully_lowered and rec.fallbacks == 0

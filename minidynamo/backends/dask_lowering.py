@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..graph.ir import MethodCall, Node
+from ..graph.ir import MethodCall, Node, PyScalarSpec
 from ..graph.ops import INPLACE_NAMES, REGISTRY
 
 _REDUCE = frozenset({"axis", "keepdims", "dtype"})
@@ -40,9 +40,11 @@ class Lowering:
 def _basic_index(args: tuple, kwargs: dict) -> str | None:
     index = args[1] if isinstance(args[1], tuple) else (args[1],)
     for part in index:
-        if isinstance(part, Node) or (isinstance(part, slice) and any(isinstance(p, Node) for p in
-                                                                     (part.start, part.stop, part.step))):
+        bounds = (part.start, part.stop, part.step) if isinstance(part, slice) else (part,)
+        if any(isinstance(p, Node) and not _is_python_int(p) for p in bounds):
             return "indexing with an array or a computed bound (only ints, slices, None and ... lower)"
+        if isinstance(part, Node):      # an unspecialized Python int: a plain integer index at run time
+            continue
         if isinstance(part, (bool, np.bool_)) or not (part is None or part is Ellipsis
                                                       or isinstance(part, (int, slice, np.integer))):
             return f"an index of type {type(part).__name__} (only ints, slices, None and ... lower)"
@@ -52,6 +54,10 @@ def _basic_index(args: tuple, kwargs: dict) -> str | None:
 def _axis_only(args: tuple, kwargs: dict) -> str | None:
     # NumPy's reductions take (a, axis, dtype, out, keepdims); dask's order differs after axis.
     return None if len(args) <= 2 else "arguments after axis given by position (dask orders them differently)"
+
+
+def _is_python_int(node: Node) -> bool:
+    return isinstance(node.spec, PyScalarSpec) and node.spec.type is int
 
 
 def _c_order(args: tuple, kwargs: dict) -> str | None:

@@ -135,3 +135,31 @@ def _graph_ops(name):
 ])
 def test_refusals_say_what_is_not_faithful(op, target, args, kwargs, reason):
     assert reason in DL.refusal(op, target, args, kwargs)
+
+
+def test_an_unspecialized_int_indexes_but_an_array_does_not():
+    from minidynamo.graph.ir import ArraySpec, Graph, PyScalarSpec
+    g = Graph("g")
+    x, i = g.add_input("x", ArraySpec((4,), np.float64)), g.add_input("i", PyScalarSpec(int))
+    f = g.add_input("f", PyScalarSpec(float))
+    getitem = ops.get("getitem").impl
+    assert DL.refusal("getitem", getitem, (x, i), {}) is None
+    assert DL.refusal("getitem", getitem, (x, slice(i, None)), {}) is None
+    assert "computed bound" in DL.refusal("getitem", getitem, (x, x), {})
+    assert "computed bound" in DL.refusal("getitem", getitem, (x, f), {})
+
+
+def test_a_loop_over_a_dask_array_indexes_with_its_counter():
+    def positives(v):
+        total = v[0] * 0.0
+        for i in range(v.shape[0]):
+            if v[i] > 0:            # a break per iteration: the loop driver passes i as a Python int
+                total = total + v[i]
+        return total
+
+    x = np.array([1.0, -2.0, 3.0, -4.0, 5.0])
+    compiled = md.compile(positives)
+    out = compiled(da.from_array(x, chunks=2))
+    assert type(out) is da.Array and out.compute() == 9.0
+    reasons = [r.message for r in md.explain(compiled)(da.from_array(x, chunks=2)).break_reasons]
+    assert not any("computed bound" in m for m in reasons), reasons

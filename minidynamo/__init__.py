@@ -9,9 +9,10 @@ The lecture's tracing front end is here too: trace, run, F, LazyRunner, check_gu
 
 from . import config
 from .api import compile, explain, reset, stats
+from .capture.dynamic_shapes import mark_dynamic, mark_static
 from .errors import GraphBreakError, InternalError, MinidynamoError, TraceError
 from .tracing import F, LazyRunner, check_guards, run, trace
 
-__all__ = ["compile", "explain", "reset", "stats", "config", "trace", "run", "F", "LazyRunner", "check_guards",
+__all__ = ["compile", "explain", "reset", "stats", "mark_dynamic", "mark_static", "config", "trace", "run", "F", "LazyRunner", "check_guards",
            "TraceError", "GraphBreakError", "InternalError", "MinidynamoError"]
 __version__ = "0.1.0"

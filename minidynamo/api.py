@@ -16,6 +16,8 @@ import warnings
 import weakref
 from typing import Any, Callable, Iterator
 
+import numpy as np
+
 from . import config as _config
 from .backends import get_backend
 from .cache import Entry, FunctionCache, Mode
@@ -23,6 +25,7 @@ from .capture.breaks import BreakCategory, BreakReason
 from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
+from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .guards import GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .partial import capture_around_break, loop_back_body, resume_info
@@ -39,7 +42,8 @@ GLOBAL_STATS = {"captures": 0, "cache_hits": 0, "guard_failures": 0, "recompiles
 class CompiledState:
     """Everything minidynamo keeps for one compiled function (reachable as `wrapper._minidynamo`)."""
 
-    def __init__(self, fn: types.FunctionType, backend: Any, fullgraph: bool, options: dict) -> None:
+    def __init__(self, fn: types.FunctionType, backend: Any, fullgraph: bool, options: dict,
+                 dynamic: bool | None = None) -> None:
         self.fn = fn                         # what is captured (see reserved_names for when it is a copy)
         self.user_fn = fn                    # what the user compiled
         self.backend = get_backend(backend)
@@ -52,6 +56,8 @@ class CompiledState:
         self._window_start = (0, 0)           # (entry hits, misses) when the last past-limit window began
         self.lock = threading.RLock()
         self.dynamic: set[str] = set()       # int/float sources captured unspecialized (see _changed_numbers)
+        self.dynamic_mode = dynamic          # compile(dynamic=...): None automatic, True, False
+        self.dynamic_dims: dict[str, dict[int, str]] = {}   # array source -> {dim: why it became symbolic}
         self._in_miss = threading.local()
         _ALL.add(self)
 
@@ -140,7 +146,9 @@ class CompiledState:
         if not self.cache.entries:
             return []
         reasons = self._failure_reasons(args, kwargs)
-        self.dynamic |= self._changed_numbers(args, kwargs)
+        if self.dynamic_mode is not False:    # automatic dynamic (Dynamo's): what changed becomes symbolic
+            self.dynamic |= self._changed_numbers(args, kwargs)
+            self._changed_sizes(args, kwargs)
         self.cache.stats.guard_failures.append(reasons)
         self.cache.stats.recompiles += 1
         GLOBAL_STATS["guard_failures"] += 1
@@ -164,6 +172,29 @@ class CompiledState:
                         changed.add(g.expr)
         return changed
 
+    def _changed_sizes(self, args: tuple, kwargs: dict) -> None:
+        """Array sizes whose shape guard failed (same rank, another size) are symbolic from the next
+        capture on; the `recompiles` log and stats().dynamic_dims say which and why."""
+        scope = {**self.cache.namespace, **_argument_values(self.fn, args, kwargs)}
+        for entry in self.cache.entries:
+            for g in entry.guards:
+                if g.kind is not GuardKind.SHAPE:
+                    continue
+                try:
+                    now = eval(g.expr, scope)   # a source expression minidynamo built, not user input
+                except Exception:
+                    continue
+                if type(now) is not np.ndarray or now.ndim != len(g.expected):
+                    continue
+                for dim, (old, new) in enumerate(zip(g.expected, now.shape)):
+                    known = self.dynamic_dims.setdefault(g.expr, {})
+                    if old is not None and old != new and dim not in known:
+                        known[dim] = f"size changed from {old} to {new}"
+                        log("recompiles").info("%s: %s.shape[%d] is dynamic from now on (%s)",
+                                               self.fn.__qualname__, g.expr, dim, known[dim])
+        self.cache.stats.dynamic_dims = {f"{e}.shape[{d}]": why for e, dims in self.dynamic_dims.items()
+                                         for d, why in dims.items()}
+
     def _warn_limit(self, cfg: _config.Config, last: list[str]) -> None:
         if not self.warned_limit:
             self.warned_limit = True
@@ -172,8 +203,9 @@ class CompiledState:
                           RuntimeWarning, stacklevel=5)
 
     def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config, failed: list[str]) -> Entry:
+        shapes = ShapePolicy(self.dynamic_mode, {e: dict(d) for e, d in self.dynamic_dims.items()})
         record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag(), self.children,
-                              frozenset(self.dynamic), self.options)
+                              frozenset(self.dynamic), self.options, shapes)
         record.root, record.failed_guards = getattr(self.children, "root", self.fn), failed
         if record.reason is not None and self.fullgraph:
             raise GraphBreakError(record.reason)
@@ -230,7 +262,7 @@ def record_run() -> Iterator[list[CaptureRecord]]:
 
 def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any, cfg: _config.Config,
                  tag: str, children: dict, dynamic: frozenset[str] = frozenset(),
-                 options: dict | None = None) -> CaptureRecord:
+                 options: dict | None = None, shapes: ShapePolicy = STATIC) -> CaptureRecord:
     """Capture fn for these arguments: a compiled entry (whole frame, or the part before a graph break
     followed by a resume function), or an eager entry with the break's reason."""
     start = time.perf_counter()
@@ -239,7 +271,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     if info.entry:   # a resume function: its parameters were computed in plain Python, keep them unspecialized
         dynamic = dynamic | frozenset(fn.__code__.co_varnames[:fn.__code__.co_argcount])
     limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions,
-                  unroll_limit=cfg.unroll_limit, dynamic=dynamic)
+                  unroll_limit=cfg.unroll_limit, dynamic=dynamic, shapes=shapes)
     reason = None
     try:
         captured = capture_function(fn, args, kwargs, name, tag=tag, entry=info.entry, drives=info.own_drives,
@@ -256,7 +288,8 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     except GraphBreak as e:
         reason = e.reason
         log("graph_breaks").info("graph break in %s: %s", fn.__qualname__, reason)
-        compile_child = functools.partial(compile, backend=backend, options=options, _children=children)
+        compile_child = functools.partial(compile, backend=backend, options=options, dynamic=shapes.mode,
+                                          _children=children)
         try:
             part = capture_around_break(fn, args, kwargs, reason, name=name, tag=tag, limits=limits,
                                         compile_fn=compile_child, children=children)
@@ -277,7 +310,8 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         namespace[body.graph_key] = compiled
         lines[0:1] = _guarded_graph_call(ctx, body, lines[0], _forward(fn))
     entry = Entry(ctx.guards, lines, namespace, tag)
-    record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start)
+    ctx.shape_env.freeze()    # the guards are final: a later decision on a symbol would go unguarded
+    record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start, shape_env=ctx.shape_env)
     log("graph_code").debug("graph of %s:\n%s", fn.__qualname__, body.graph)
     log("guards").debug("guards of %s:\n%s", fn.__qualname__, ctx.guards)
     return _recorded(record)
@@ -333,9 +367,8 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
             dynamic: bool | None = None, options: dict | None = None, _children: dict | None = None) -> Any:
     """Compile `fn` (or return a decorator): `@compile`, `@compile(backend="eager")`, `compile(fn)`.
     (`_children` is internal: where resume functions and broken callees are cached.)"""
-    if dynamic:
-        raise NotImplementedError("compile(dynamic=True): automatic dynamic shapes are on the roadmap; "
-                                  "use dynamic=None or False (each new shape is captured separately)")
+    if dynamic not in (None, True, False):
+        raise TypeError(f"compile(dynamic=...) must be None, True or False, got {dynamic!r}")
     options = dict(options or {})
     _config.with_options(options)   # unknown option names or bad values raise TypeError naming them
     get_backend(backend)            # an unknown backend name raises ValueError listing the known ones
@@ -344,14 +377,15 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
                                  _children=_children)
     if not isinstance(fn, types.FunctionType):   # methods, callable objects, partials, NumPy functions
         target = resolve(fn)
-        compiled = compile(target.fn, backend=backend, fullgraph=fullgraph, options=options, _children=_children)
+        compiled = compile(target.fn, backend=backend, fullgraph=fullgraph, dynamic=dynamic, options=options,
+                           _children=_children)
         return target.present(compiled)
     inner = _state_of(fn)
     if inner is not None:
         fn = inner.user_fn       # compiling a compiled function compiles the original again
     renames = renamed_parameters(fn)
     captured = with_parameters_renamed(fn, renames) if renames else fn
-    state = CompiledState(captured, backend, fullgraph, options)
+    state = CompiledState(captured, backend, fullgraph, options, dynamic)
     state.user_fn = fn
     # Resume functions and broken callees are cached per compiled function (and shared with its children),
     # not process-wide: they die with it, and another compile() of fn gets its own backend and options.
@@ -388,7 +422,8 @@ def explain(fn: Callable) -> Callable[..., ExplainOutput]:
     lead_args, lead_kwargs = target.args, target.kwargs
 
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
-        fresh = compile(target.fn, backend=backend, options=options)
+        fresh = compile(target.fn, backend=backend, options=options,
+                        dynamic=state.dynamic_mode if state is not None else None)
         saved = getattr(_recording, "records", None)
         _recording.records = records = []
         try:
@@ -422,3 +457,4 @@ def reset() -> None:
             state.children.clear()
             state.skip_reason = None
             state.warned_limit = False
+            state.dynamic_dims.clear()

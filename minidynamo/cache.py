@@ -2,8 +2,8 @@
 
 Imports guards only (entries arrive as source lines and namespaces). The dispatcher is Python source with
 the function's own signature, so Python binds the arguments; each entry's guard expression is inlined
-and checked in order, and its body runs on the first hit. Adding an entry regenerates the source and swaps
-the dispatcher's `__code__`, so the function object the user holds stays the same.
+and checked, newest entry first, and its body runs on the first hit. Adding an entry regenerates the
+source and swaps the dispatcher's `__code__`, so the function object the user holds stays the same.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ class Stats:
     guard_failures: list[list[str]] = field(default_factory=list)   # per recompile: why each entry failed
     fallbacks: int = 0
     mode: Mode = Mode.CAPTURE           # EAGER: past the cache limit with no hits; calls run fn directly
+    dynamic_dims: dict[str, str] = field(default_factory=dict)   # `x.shape[0]` -> why it became symbolic
 
 
 def signature_text(sig: inspect.Signature) -> tuple[str, str]:
@@ -151,7 +152,9 @@ class FunctionCache:
         lines = [f"def {name}({self.params}):"]
         if mode is Mode.EAGER:
             return f"{lines[0]}\n    return ___eager({self.forward})\n"
-        for e in entries:
+        # Newest first, as Dynamo does: a later capture is usually the more general one (automatic dynamic,
+        # an unspecialized counter), and the entry that keeps failing should not be checked on every call.
+        for e in reversed(entries):
             expr = e.guards.expression(e.tag) or "True"
             lines += ["    try:", f"        ___hit = {expr}", "    except Exception:  # a guard that cannot be "
                       "evaluated (missing global, wrong type) is a miss", "        ___hit = False", "    if ___hit:"]

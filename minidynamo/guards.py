@@ -32,7 +32,7 @@ class GuardKind(enum.StrEnum):
     TYPE = "TYPE"  # type(expr) is expected (exact class, no subclasses)
     ID = "ID"  # expr is expected (functions, modules, classes, singletons)
     EQUALS = "EQUALS"  # expr == expected (immutable constants; NaN and -0.0 compared exactly)
-    SHAPE = "SHAPE"  # expr.shape == expected
+    SHAPE = "SHAPE"  # expr.shape == expected; a None entry is a symbolic size (checked by HOLDS guards)
     DTYPE = "DTYPE"  # expr.dtype == expected
     LEN = "LEN"  # len(expr) == expected
     DICT_KEYS = "DICT_KEYS"  # tuple(expr.keys()) == expected, order included
@@ -40,12 +40,13 @@ class GuardKind(enum.StrEnum):
     NOT_HASATTR = "NOT_HASATTR"  # not hasattr(expr, expected)
     IS_NONE = "IS_NONE"  # expr is None
     NOT_NONE = "NOT_NONE"  # expr is not None
+    HOLDS = "HOLDS"  # expr, a relation between sizes (`x.shape[0] == y.shape[0]`), is true
 
 
 TYPE, ID, EQUALS, SHAPE, DTYPE, LEN = GuardKind.TYPE, GuardKind.ID, GuardKind.EQUALS, GuardKind.SHAPE, \
     GuardKind.DTYPE, GuardKind.LEN
 DICT_KEYS, HASATTR, NOT_HASATTR = GuardKind.DICT_KEYS, GuardKind.HASATTR, GuardKind.NOT_HASATTR
-IS_NONE, NOT_NONE = GuardKind.IS_NONE, GuardKind.NOT_NONE
+IS_NONE, NOT_NONE, HOLDS = GuardKind.IS_NONE, GuardKind.NOT_NONE, GuardKind.HOLDS
 
 # Guards that decide whether reading the expr any further makes sense. They come first among an
 # expr's guards, and when one fails, `failures` reports nothing more about that expr or below it.
@@ -79,7 +80,7 @@ class Guard:
         if kind is TYPE and not isinstance(self.expected, type):
             raise TypeError(f"TYPE guard on {self.expr} expects a class, got {self.expected!r}")
         if kind is SHAPE:
-            object.__setattr__(self, "expected", tuple(int(d) for d in self.expected))
+            object.__setattr__(self, "expected", tuple(None if d is None else int(d) for d in self.expected))
         elif kind is DTYPE:
             object.__setattr__(self, "expected", np.dtype(self.expected))
         elif kind is LEN:
@@ -95,7 +96,7 @@ class Guard:
             TYPE: lambda: f"type({e}) is {_pretty(v)}",
             ID: lambda: f"{e} is {_pretty(v)}",
             EQUALS: lambda: f"isnan({e})" if _is_nan(v) else f"{e} == {v!r}",
-            SHAPE: lambda: f"{e}.shape == {v!r}",
+            SHAPE: lambda: f"{e}.shape == {v!r}".replace("None", "*"),   # * is a symbolic size
             DTYPE: lambda: f"{e}.dtype == {v}",
             LEN: lambda: f"len({e}) == {v}",
             DICT_KEYS: lambda: f"tuple({e}.keys()) == {v!r}",
@@ -103,6 +104,7 @@ class Guard:
             NOT_HASATTR: lambda: f"not hasattr({e}, {v!r})",
             IS_NONE: lambda: f"{e} is None",
             NOT_NONE: lambda: f"{e} is not None",
+            HOLDS: lambda: e,
         }[self.kind]()
 
 
@@ -330,7 +332,11 @@ def _code(g: Guard, names: _Namer) -> str:
     if g.kind is EQUALS:
         return _equals_code(e, v, names)
     if g.kind is SHAPE:
-        return f"{e}.shape == {v!r}"
+        # With symbolic sizes: the rank, then each static size (cheaper than slicing the shape tuple).
+        return f"{e}.shape == {v!r}" if None not in v else " and ".join(
+            [f"{e}.ndim == {len(v)}"] + [f"{e}.shape[{i}] == {d}" for i, d in enumerate(v) if d is not None])
+    if g.kind is HOLDS:
+        return e
     if g.kind is DTYPE:
         # Builtin dtypes in native byte order are singletons in NumPy 2.x, so `is` hits on the
         # common path (~20% cheaper than dtype.__eq__). It is not always true: unpickled arrays,
@@ -484,7 +490,7 @@ def _explain(g: Guard, name: str, value: Any) -> str | None:
         shape = tuple(value.shape)
         if len(shape) != len(v):
             return f"{name}.ndim: expected {len(v)}, got {len(shape)}"
-        diff = next((i for i, (a, b) in enumerate(zip(v, shape)) if a != b), None)
+        diff = next((i for i, (a, b) in enumerate(zip(v, shape)) if a is not None and a != b), None)
         return None if diff is None else f"{name}.shape[{diff}]: expected {v[diff]}, got {shape[diff]}"
     if kind is DTYPE:
         return None if value.dtype == v else f"{name}.dtype: expected {v}, got {value.dtype}"
@@ -500,6 +506,8 @@ def _explain(g: Guard, name: str, value: Any) -> str | None:
     if kind in (HASATTR, NOT_HASATTR):
         has = hasattr(value, v)
         return None if has == (kind is HASATTR) else f"hasattr({name}, {v!r}): expected {not has}, got {has}"
+    if kind is HOLDS:
+        return None if value else f"{name}: does not hold"
     if kind is IS_NONE:
         return None if value is None else f"{name}: expected None, got {_short_repr(value)}"
     return None if value is not None else f"{name}: expected not None, got None"

@@ -322,7 +322,7 @@ def test_default_cache_size_limit_is_8():
 
 
 def test_cache_size_limit_falls_back_to_eager_with_one_warning():
-    f = md.compile(scale_rows)
+    f = md.compile(scale_rows, dynamic=False)   # one capture per size
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for rows in range(1, 9):
@@ -343,7 +343,7 @@ def test_cache_size_limit_falls_back_to_eager_with_one_warning():
 
 
 def test_cache_size_limit_from_config():
-    f = md.compile(scale_rows)
+    f = md.compile(scale_rows, dynamic=False)
     with md.config.patch(cache_size_limit=2), pytest.warns(RuntimeWarning, match="scale_rows"):
         for rows in range(1, 5):
             f(_x(rows, 2))
@@ -351,7 +351,7 @@ def test_cache_size_limit_from_config():
 
 
 def test_cache_size_limit_as_compile_option():
-    f = md.compile(scale_rows, options={"cache_size_limit": 1})
+    f = md.compile(scale_rows, dynamic=False, options={"cache_size_limit": 1})
     with pytest.warns(RuntimeWarning, match="scale_rows"):
         f(_x(1, 2))
         f(_x(2, 2))

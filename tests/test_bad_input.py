@@ -194,6 +194,6 @@ def test_non_callable_backend_is_rejected():
         md.compile(scale, backend=42)
 
 
-def test_dynamic_true_is_refused_clearly():
-    with pytest.raises(NotImplementedError, match="dynamic"):
-        md.compile(scale, dynamic=True)
+def test_a_bad_dynamic_value_is_refused_clearly():
+    with pytest.raises(TypeError, match="dynamic"):
+        md.compile(scale, dynamic="auto")

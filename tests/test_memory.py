@@ -134,7 +134,7 @@ def test_reset_frees_graphs_and_resume_functions(capsys):
 def test_recompiles_past_the_cache_limit_do_not_grow_memory():
     def f(x):
         return np.tanh(x) * 2.0 + x.sum()
-    cfn = md.compile(f, options={"cache_size_limit": 8})
+    cfn = md.compile(f, dynamic=False, options={"cache_size_limit": 8})
     shapes = [(n % 20 + 1, n // 20 + 1) for n in range(200)]
     tracemalloc.start()
     try:

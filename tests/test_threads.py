@@ -70,7 +70,7 @@ def block_with_break(x, w):
 @pytest.mark.parametrize("fn", [block, block_with_break])
 def test_eight_threads_eight_shapes(fn):
     counter = CompileCounter()
-    cfn = md.compile(fn, backend=counter)
+    cfn = md.compile(fn, backend=counter, dynamic=False)   # one capture per shape
     inputs = [(np.random.default_rng(i).random((i + 1, 4)), np.eye(4)) for i in range(THREADS)]
     expected = [fn(*a) for a in inputs]
 
@@ -119,7 +119,7 @@ def test_same_new_shape_from_eight_threads_captures_once():
 
 def test_guard_failure_storm_under_cache_limit():
     """More shapes than the cache holds, from all threads: results stay right, the limit holds."""
-    cfn = md.compile(block, options={"cache_size_limit": 3})
+    cfn = md.compile(block, dynamic=False, options={"cache_size_limit": 3})
     shapes = [(n, 2) for n in range(1, 11)]
     w = np.eye(2)
 

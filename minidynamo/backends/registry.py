@@ -4,6 +4,10 @@ Imports nothing of the package. A backend is any callable `(graph, example_input
 `run(*inputs)` returns the tuple of the graph's outputs; `compile(fn, backend=...)` accepts a registered
 name or such a callable directly. A backend needing an optional engine carries `__minidynamo_requires__`, a
 function raising ImportError (with the pip command) when the engine is missing.
+Dynamic shapes: a graph's specs may hold symbolic sizes (`f64[s0,8]`, graph/symbolic.py) and one compiled
+graph then serves every size its guards admit. A backend must not decide on a symbol (the capture is over:
+that raises SymbolicDecisionError); one that needs concrete shapes may specialize per concrete shape of the
+inputs it is called with (e.g. cache by `tuple(a.shape for a in inputs)`), the example inputs being one.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ from ..graph import ops
 from ..backends import dask_lowering
 from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, iter_nodes, map_nodes
 from ..graph.meta import MetaError
+from ..graph.symbolic import ShapeEnv
+from .dynamic_shapes import STATIC, ShapePolicy, specialize, symbolic_spec
 from .side_effects import SideEffects
 from .sources import NamespaceSource, Source, input_name
 from .variables.array import ArrayVar
@@ -45,6 +47,8 @@ class CaptureContext:
     def __init__(self, name: str, tag: str = "") -> None:
         self.tag = tag                    # keeps this capture's namespace names apart from other entries'
         self.dynamic: set[str] = set()    # source expressions of ints/floats kept unspecialized (ScalarVar)
+        self.shape_policy: ShapePolicy = STATIC   # which array sizes become symbols of shape_env
+        self.shape_env = ShapeEnv(self._relation_guard)
         self.graph = Graph(name)
         self.guards = G.GuardSet()
         self.namespace: dict[str, Any] = {}
@@ -82,6 +86,10 @@ class CaptureContext:
         for g in guards:
             self.guards.add(g)
 
+    def _relation_guard(self, python: str, text: str) -> None:
+        """A decision the shape environment took on symbolic sizes becomes a dispatcher guard."""
+        self.guards.add(G.Guard(python, G.GuardKind.HOLDS, True))
+
     # ---- values from before the call ----------------------------------------------------------------
     def wrap(self, value: Any, source: Source) -> Var:
         """A Var for `value`, read from `source`, with the guards its specialization needs."""
@@ -98,7 +106,7 @@ class CaptureContext:
         if isinstance(value, np.ndarray):       # subclasses (matrix, masked) behave differently: opaque
             self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
             return OpaqueVar(value, source)
-        if t in SCALAR_TYPES and expr in self.dynamic:
+        if t in SCALAR_TYPES and expr in self.dynamic or t is int and self.shape_policy.mode is True:
             return self._scalar_input(value, source)
         if t in _CONSTANT_TYPES or t is np.dtype:
             return ConstVar(value, source, lambda: self.guard(G.guard_constant(expr, value, desc)))
@@ -160,8 +168,15 @@ class CaptureContext:
             node = self.graph.add_input(self._input_name(source), ArraySpec(value.shape, value.dtype))
             var: ArrayVar = LazyArrayVar(node, source, type(value))
         else:
-            self.guard(G.array_guards(expr, value, source.describe()))
-            node = self.graph.add_input(self._input_name(source), ArraySpec.of(value))
+            dims = self.shape_policy.symbolic_dims(expr, value) if type(value) is np.ndarray else {}
+            guards = G.array_guards(expr, value, source.describe())
+            if dims:   # the shape guard leaves symbolic sizes open; the shape env guards them (>= 2, relations)
+                shape = tuple(None if i in dims else d for i, d in enumerate(value.shape))
+                guards[1] = G.Guard(expr, G.GuardKind.SHAPE, shape, source.describe())
+            self.guard(guards)
+            spec = symbolic_spec(self.shape_env, value, expr, source.describe(), dims) if dims else \
+                ArraySpec.of(value)
+            node = self.graph.add_input(self._input_name(source), spec)
             var = ArrayVar(node, source)
         self.inputs.append((source, node))
         self._inputs_by_expr[expr] = var
@@ -186,6 +201,8 @@ class CaptureContext:
         self.guard([G.Guard(expr, G.GuardKind.TYPE, type(value), desc)])
         node = self.graph.add_input(self._input_name(source), PyScalarSpec(type(value)))
         node.meta["value"] = value
+        if type(value) is int:   # a symbolic int: usable as a size or bound, decisions on it guarded
+            node.meta["sym"] = self.shape_env.create_symbol(value, expr, desc, lo=-math.inf, reason="int")
         var = ScalarVar(node, value, source,
                         lambda: self.guard([G.Guard(expr, G.GuardKind.EQUALS, value, desc)]))
         self.inputs.append((source, node))
@@ -207,11 +224,14 @@ class CaptureContext:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"dict {desc} has keys that are not str/int")
             self.guard([G.Guard(expr, G.GuardKind.DICT_KEYS, tuple(value), desc)])
             return self._dedupe_mutable(value, source, lambda: LazyDictVar(self, value, source))
-        self.guard([G.Guard(expr, G.GuardKind.LEN, len(value), desc)])
-
+        length = [G.Guard(expr, G.GuardKind.LEN, len(value), desc)]
         if type(value) is tuple:
+            self.guard(length)
             return TupleVar([self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)], source)
-        return self._dedupe_mutable(value, source, lambda: LazyListVar(self, value, source))
+        # A list's length is guarded only once capture reads it (len, items, indexing, iteration): a list
+        # that is only appended to (a per-step cache) keeps one capture however long it grows.
+        return self._dedupe_mutable(value, source, lambda: LazyListVar(self, value, source,
+                                                                      lambda: self.guard(length)))
 
     def _dedupe_mutable(self, value: Any, source: Source, make: Any) -> Var:
         """One Var per mutable object, so a list passed twice is mutated once; aliasing is guarded."""
@@ -287,11 +307,19 @@ class CaptureContext:
             why = dask_lowering.refusal(opdef.name, target, g_args, g_kwargs)
             if why is not None:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} on a dask array: {why}")
+        if not opdef.symbolic:
+            # A rule that knows no symbols gets concrete values: symbolic sizes and unspecialized ints
+            # are specialized here, each with its guard (an int may become a size, an index, an axis).
+            for var in _scalar_vars(list(args) + list(kwargs.values())):
+                if type(var.value) is int:
+                    var.as_constant()
         # Meta rules see arrays as specs and unspecialized scalars as their capture-time value (a weak
-        # Python scalar, as NumPy treats them).
-        to_spec = lambda n: n.meta["value"] if isinstance(n.spec, PyScalarSpec) else n.spec  # noqa: E731
+        # Python scalar, as NumPy treats them), or as their symbol when the rule understands symbols.
+        to_spec = lambda n: _meta_value(n, opdef.symbolic_ints)  # noqa: E731
         s_args = [_spec_of_constant(a) for a in map_nodes(g_args, to_spec)]
         s_kwargs = {k: _spec_of_constant(v) for k, v in map_nodes(g_kwargs, to_spec).items()}
+        if not opdef.symbolic:
+            s_args, s_kwargs = specialize(self.shape_env, s_args), specialize(self.shape_env, s_kwargs)
         try:
             spec = opdef.meta(*s_args, **s_kwargs)
         except MetaError as e:
@@ -329,6 +357,25 @@ def _unscalar(spec: Any) -> Any:
     return ArraySpec((), spec.dtype) if isinstance(spec, ArraySpec) and spec.scalar else spec
 
 
+def _meta_value(node: Node, symbolic: bool) -> Any:
+    if isinstance(node.spec, PyScalarSpec):
+        return node.meta.get("sym", node.meta["value"]) if symbolic else node.meta["value"]
+    return node.spec
+
+
+def _scalar_vars(values: list[Var]) -> list[ScalarVar]:
+    """The unspecialized scalars among meta-rule arguments, also inside tuples, lists and slices."""
+    out: list[ScalarVar] = []
+    for v in values:
+        if isinstance(v, ScalarVar):
+            out.append(v)
+        elif isinstance(v, (TupleVar, ListVar)):
+            out += _scalar_vars(list(v.items))
+        elif isinstance(v, SliceVar):
+            out += _scalar_vars(list(v.parts))
+    return out
+
+
 def _spec_of_constant(value: Any) -> Any:
     """NumPy scalar constants take part in promotion as arrays (not weak like Python scalars)."""
     if isinstance(value, np.generic):
@@ -341,17 +388,37 @@ class LazyListVar(ListVar):
     passed along without being looked into (a loop's list handed to the next iteration) guards only its
     type and length."""
 
-    def __init__(self, ctx: CaptureContext, value: list, source: Source) -> None:
+    def __init__(self, ctx: CaptureContext, value: list, source: Source, guard_length: Any = None) -> None:
         self._ctx, self._real, self._resolved = ctx, value, None
         self._some: dict[int, Var] = {}
+        self._guard_length = guard_length
+        self._appended: list[Var] = []      # appends while the old items are unread (written back by extend)
         super().__init__([], source)
         self._resolved = None
+
+    def _uses_length(self) -> None:
+        if self._guard_length is not None:
+            install, self._guard_length = self._guard_length, None
+            install()
 
     @property
     def items(self) -> list[Var]:       # type: ignore[override]
         if self._resolved is None:
-            self._resolved = [self._item(i) for i in range(len(self._real))]
+            self._uses_length()
+            self._resolved = [self._item(i) for i in range(len(self._real))] + self._appended
+            self._appended = []
         return self._resolved
+
+    def appended_only(self) -> list[Var] | None:
+        """The items appended, when the capture never read the list's old items or length (else None)."""
+        return self._appended if self._resolved is None else None
+
+    def call_method(self, frame, name, args, kwargs):
+        if name == "append" and len(args) == 1 and not kwargs and self._resolved is None:
+            self._mutate(frame)
+            self._appended.append(args[0])
+            return ConstVar(None)
+        return super().call_method(frame, name, args, kwargs)
 
     @items.setter
     def items(self, value: list[Var]) -> None:
@@ -364,10 +431,13 @@ class LazyListVar(ListVar):
         return self._some[i]
 
     def length(self, frame):
-        return len(self._real) if self._resolved is None else len(self._resolved)
+        self._uses_length()
+        return len(self._real) + len(self._appended) if self._resolved is None else len(self._resolved)
 
     def getitem(self, frame, key):
-        if self._resolved is None and key.is_constant() and type(key.as_constant()) is int:
+        self._uses_length()
+        if self._resolved is None and not self._appended and key.is_constant() and \
+                type(key.as_constant()) is int:
             i = key.as_constant()
             if -len(self._real) <= i < len(self._real):
                 return self._item(i % len(self._real))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ..errors import GraphBreak
 from .breaks import BreakCategory, BreakReason
+from .dynamic_shapes import STATIC, ShapePolicy
 from .context import CaptureContext
 from .frame import Frame
 from .handlers import HANDLERS, UNSUPPORTED
@@ -99,11 +100,13 @@ def _locate(reason: BreakReason, frame: Frame) -> None:
 def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: str, *, tag: str,
                      inline_limit: int, max_steps: int, unroll_limit: int = 64,
                      stop_at: tuple[int, int] | None = None, entry: int = 0,
-                     drives: tuple[int, ...] = (), dynamic: frozenset[str] = frozenset()) -> Captured:
+                     drives: tuple[int, ...] = (), dynamic: frozenset[str] = frozenset(),
+                     shapes: ShapePolicy = STATIC) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again."""
     ctx = CaptureContext(name, tag)
     ctx.dynamic = set(dynamic)
+    ctx.shape_policy = shapes
     ctx.inline_limit, ctx.max_steps, ctx.unroll_limit, ctx.steps = inline_limit, max_steps, unroll_limit, 0
     sig = code_signature(fn)
     bound = sig.bind(*args, **kwargs)

@@ -12,6 +12,7 @@ Grammar (what `str(graph)` prints)::
     spec    ::= dtype "[" dim ("," dim)* "]"           -- an ndarray of that shape ("f64[]" is 0-d)
               | dtype                                  -- a NumPy scalar (np.float64 ...), what reductions return
               | "(" spec,* ")" | "None"               -- several results (split) / a mutation's None
+    dim     ::= int | sym                              -- sym: `s0`, `8*s0`, `s0 + s1`, `(s0//2)` (symbolic.py)
 
 A node is one of four kinds, told apart by `op`: "input" (a graph argument), "const" (a captured array, kept
 in `node.value`), anything else is a call of a registered op (`node.target` is the callable, normally the
@@ -21,10 +22,13 @@ Outputs are `graph.outputs`, a list of nodes or plain Python values.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 import numpy as np
+
+from .symbolic import Sym
 
 INPUT = "input"
 CONST = "const"
@@ -40,6 +44,7 @@ def _dtype_short(dtype: np.dtype) -> str:
 @dataclass(frozen=True)
 class ArraySpec:
     """Shape and dtype of an array value; `scalar` marks a NumPy scalar (np.float64 ...) rather than an ndarray.
+    A dimension is an int or a `Sym` of the capture's ShapeEnv (`f64[s0,16]`, see graph/symbolic.py).
 
     >>> str(ArraySpec((4, 16), np.dtype("float64")))
     'f64[4,16]'
@@ -50,7 +55,7 @@ class ArraySpec:
     scalar: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "shape", tuple(d if isinstance(d, Sym) else int(d) for d in self.shape))
         object.__setattr__(self, "dtype", np.dtype(self.dtype))
         if self.scalar and self.shape != ():
             raise ValueError(f"a NumPy scalar has shape (), not {self.shape}")
@@ -64,8 +69,12 @@ class ArraySpec:
         return len(self.shape)
 
     @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+    def size(self) -> "int | Sym":
+        return math.prod(self.shape)
+
+    @property
+    def is_symbolic(self) -> bool:
+        return any(isinstance(d, Sym) for d in self.shape)
 
     @staticmethod
     def of(value: Any) -> "ArraySpec":
@@ -80,7 +89,10 @@ class ArraySpec:
         """True when a concrete value has exactly this spec (type, shape and dtype)."""
         if self.scalar:
             return isinstance(value, np.generic) and value.dtype == self.dtype
-        return type(value) is np.ndarray and value.shape == self.shape and value.dtype == self.dtype
+        if type(value) is not np.ndarray or value.ndim != len(self.shape) or value.dtype != self.dtype:
+            return False
+        # A symbolic dimension matches any size: the dispatcher's relation guards check what it must be.
+        return all(isinstance(d, Sym) or d == v for d, v in zip(self.shape, value.shape))
 
 
 @dataclass(frozen=True)

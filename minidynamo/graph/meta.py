@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
+from .symbolic import has_symbols, same_size
 
 PYTHON_SCALARS = (bool, int, float, complex)
 
@@ -37,11 +38,37 @@ NOVALUE: Any = _NoValue()
 # ---- small helpers shared by every rule family -----------------------------------------------------
 
 def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    if any(has_symbols(s) for s in shapes):
+        return _broadcast_symbolic(shapes)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         raise MetaError("operands could not be broadcast together with shapes "
                         + " ".join(str(tuple(s)) for s in shapes)) from None
+
+
+def _broadcast_symbolic(shapes: tuple[tuple, ...]) -> tuple:
+    """NumPy's rule, one axis at a time from the right. Every comparison of a symbol is guarded by the
+    shape env (a size symbol is >= 2, so `s0 == 1` is decided without a guard; two symbols are guarded
+    equal, `s0 - 1` is guarded != 1)."""
+    ndim = max(len(s) for s in shapes)
+    out: list = []
+    for k in range(1, ndim + 1):
+        dims = [s[-k] for s in shapes if len(s) >= k]
+        if all(same_size(d, dims[0]) for d in dims):     # identical sizes broadcast to themselves: no guard
+            out.append(dims[0])
+            continue
+        dim: Any = 1
+        for s in shapes:
+            if len(s) < k or s[-k] == 1:
+                continue
+            if isinstance(dim, int) and dim == 1:
+                dim = s[-k]
+            elif s[-k] != dim:
+                raise MetaError("operands could not be broadcast together with shapes "
+                                + " ".join(str(tuple(s)) for s in shapes))
+        out.append(dim)
+    return tuple(reversed(out))
 
 
 def is_spec(value: Any) -> bool:

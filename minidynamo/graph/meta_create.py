@@ -18,6 +18,7 @@ import numpy as np
 from .ir import ArraySpec
 from .meta import NOVALUE, MetaError, as_spec, broadcast, is_spec, probe, reject_keywords, result_dtype
 from .meta_shape import int_tuple
+from .symbolic import Sym
 
 _REAL = (bool, int, float)
 
@@ -120,6 +121,8 @@ def arange_meta(*args: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:
     values = list(args) + given
     if not 1 <= len(values) <= 3:
         raise MetaError("arange: expects 1 to 3 numbers (start, stop, step)")
+    if any(isinstance(v, Sym) for v in values):
+        return _arange_symbolic(values, dtype)
     if not all(isinstance(v, _REAL) for v in values):
         raise MetaError("arange: start, stop and step must be concrete real Python numbers")
     start, stop, step = (0, values[0], 1) if len(values) == 1 else (list(values) + [1])[:3]
@@ -133,6 +136,23 @@ def arange_meta(*args: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:
     if dt == np.bool_ and length > 2:
         raise MetaError("arange() is only supported for booleans when the result has at most length 2.")
     return ArraySpec((max(length, 0),), dt)
+
+
+def _arange_symbolic(values: list, dtype: Any) -> ArraySpec:
+    """np.arange over ints, some symbolic: NumPy's length ceil((stop - start) / step), in integers."""
+    if not all(isinstance(v, (Sym, int)) and not isinstance(v, bool) for v in values):
+        raise MetaError("arange: symbolic bounds need integer start, stop and step")
+    start, stop, step = (0, values[0], 1) if len(values) == 1 else (list(values) + [1])[:3]
+    step = operator.index(step)          # a symbolic step is specialized (guarded)
+    if step == 0:
+        raise MetaError("arange: division by zero (step is 0)")
+    dt = np.dtype(np.intp) if dtype is None else _dtype(dtype)
+    length = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
+    if dt == np.bool_:
+        length = operator.index(length)
+        if length > 2:
+            raise MetaError("arange() is only supported for booleans when the result has at most length 2.")
+    return ArraySpec((length if length > 0 else 0,), dt)
 
 
 def linspace_meta(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False,

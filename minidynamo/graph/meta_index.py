@@ -18,6 +18,7 @@ import numpy as np
 
 from .ir import ArraySpec
 from .meta import PYTHON_SCALARS, MetaError, broadcast, is_spec, probe, run_probe
+from .symbolic import Sym, has_symbols
 
 
 @dataclass
@@ -54,7 +55,7 @@ def _classify(item: Any) -> list[_Item]:
         return [_Item("ellipsis")]
     if isinstance(item, slice):
         for part in (item.start, item.stop, item.step):
-            if part is not None and (isinstance(part, bool) or not isinstance(part, (int, np.integer))):
+            if part is not None and (isinstance(part, bool) or not isinstance(part, (int, np.integer, Sym))):
                 raise MetaError("index: slice indices must be concrete integers or None")
         if item.step == 0:
             raise MetaError("ValueError: slice step cannot be zero")
@@ -67,6 +68,8 @@ def _classify(item: Any) -> list[_Item]:
         return [_Item("int")] if item.ndim == 0 else [_Item("array", item.shape)]
     if isinstance(item, bool):
         raise MetaError("index: a Python bool index is not supported")
+    if isinstance(item, Sym):
+        return [_Item("int", item)]         # its bounds check guards the relation to the size
     if isinstance(item, (int, np.integer)):
         return [_Item("int", operator.index(item))]
     if isinstance(item, (list, tuple)):
@@ -137,6 +140,30 @@ def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> l
     return [(count,)] * max(len(mshape), 1)
 
 
+def slice_length(size: Any, s: slice) -> Any:
+    """len(range(size)[s]) with NumPy's exact clipping rules; with symbols, each comparison is guarded.
+    A bound equal to the size is not clipped (clipping it changes nothing), so `x[:n]` with n == size and
+    n < size share one capture."""
+    if not has_symbols((size, s.start, s.stop, s.step)):
+        return len(range(size)[s])
+    step = 1 if s.step is None else operator.index(s.step)   # a symbolic step is specialized
+    lower, upper = (-1, size - 1) if step < 0 else (0, size)
+
+    def adjust(v: Any, default: Any) -> Any:
+        if v is None:
+            return default
+        if v < 0:
+            v = v + size
+            return lower if v < lower else v
+        return upper if v > upper else v
+
+    start = adjust(s.start, upper if step < 0 else lower)
+    stop = adjust(s.stop, lower if step < 0 else upper)
+    if step < 0:
+        return (start - stop - 1) // (-step) + 1 if stop < start else 0
+    return (stop - start - 1) // step + 1 if start < stop else 0
+
+
 def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tuple[tuple[int, ...], bool]:
     """(result shape, is a NumPy scalar) of x[index]; mask_count stands in for an unknown True count."""
     if not is_spec(x):
@@ -148,7 +175,7 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     checks: list = []          # bounds checks of index arrays; skipped when advanced indexing selects nothing
     for pos, (it, dim) in enumerate(expanded):
         if it.kind == "slice":
-            basic.append((pos, [len(range(x.shape[dim])[it.value])]))
+            basic.append((pos, [slice_length(x.shape[dim], it.value)]))
         elif it.kind == "new":
             basic.append((pos, [1]))
         elif it.kind == "int":

@@ -9,21 +9,24 @@ scalar (it indexes with `m[()]`); every other op here returns an ndarray.
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
 import numpy as np
 
 from .ir import ArraySpec
+from .symbolic import Sym
 from .meta import (MetaError, as_spec, broadcast, normalize_axes, normalize_axis, probe, reject_keywords,
                    result_dtype)
 
 
 def int_tuple(value: Any, what: str) -> tuple[int, ...]:
-    """An int or a sequence of ints as a tuple; TypeError-like MetaError otherwise."""
+    """An int or a sequence of ints (symbolic ints stay symbols) as a tuple; TypeError-like MetaError
+    otherwise."""
     items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
     try:
-        return tuple(operator.index(v) for v in items)
+        return tuple(v if isinstance(v, Sym) else operator.index(v) for v in items)
     except TypeError:
         raise MetaError(f"{what} must be an integer or a sequence of integers, got {value!r}") from None
 
@@ -49,7 +52,7 @@ def reshape_meta(a: Any, *shape: Any, order: str = "C", copy: Any = None, **kwar
         raise MetaError("reshape: can only specify one unknown dimension")
     if any(d < -1 for d in new):
         raise MetaError("reshape: negative dimensions not allowed")
-    known = int(np.prod([d for d in new if d != -1], dtype=np.int64))
+    known = math.prod(d for d in new if d != -1)     # a symbol when a size is symbolic
     if -1 in new:
         if known == 0 or x.size % known:
             raise MetaError(f"cannot reshape array of size {x.size} into shape {new}")

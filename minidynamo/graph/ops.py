@@ -57,7 +57,23 @@ class OpDef:
     def pure(self) -> bool:
         return not self.mutates and not self.random
 
+    @property
+    def symbolic(self) -> bool:
+        """Whether the meta rule understands symbolic sizes and ints (graph/symbolic.py). Every other rule
+        gets concrete values: the capture specializes symbols, with guards, before calling it."""
+        return self.name in SYMBOLIC_OPS
 
+    @property
+    def symbolic_ints(self) -> bool:
+        """Whether the rule takes an unspecialized int as its symbol (a size, a bound) rather than as its
+        capture-time value (a weak scalar operand, whose value never changes a shape)."""
+        return self.name in SYMBOLIC_INT_OPS
+
+
+# Ops whose meta rules propagate symbols exactly; add a name only with differential tests on several sizes.
+# SYMBOLIC_INT_OPS take symbolic ints too (sizes, bounds); the others get an int's capture-time value.
+SYMBOLIC_OPS: set[str] = set()
+SYMBOLIC_INT_OPS: set[str] = set()
 REGISTRY: dict[str, OpDef] = {}
 BY_FUNCTION: dict[int, OpDef] = {}      # id(np.tanh) -> OpDef, for resolving `np.<name>(...)` calls
 METHODS: dict[str, OpDef] = {}          # "sum" -> OpDef, for resolving `x.sum(...)` on arrays
@@ -122,6 +138,11 @@ def mutated_args(opdef: OpDef, args: tuple, kwargs: dict | None = None) -> tuple
     if out is not None and not (isinstance(out, tuple) and all(o is None for o in out)):
         written.append("out")
     return tuple(written)
+
+
+def sym_size(a: Any, dim: int) -> int:
+    """a.shape[dim]: how a graph computes a symbolic size that capture turned into a Python int."""
+    return a.shape[dim]
 
 
 # ---- implementations taking both the function and the method calling convention --------------------------
@@ -252,3 +273,17 @@ for _sym, (_fn, _uf) in _UNARY.items():
     UNARY_OPERATORS[_sym] = OpDef(_uf.__name__, _fn, M.unary_operator_meta(_fn, _uf))
 
 INPLACE_NAMES = frozenset(fn.__name__ for fn in _INPLACE.values())
+
+# Elementwise ufuncs and the operators over them: broadcasting is symbolic (meta.broadcast).
+SYMBOLIC_OPS.update(n for n, op in REGISTRY.items() if isinstance(op.impl, np.ufunc) and op.impl.signature is None)
+# Rules that only compare, sum and rearrange sizes (every comparison of a symbol is guarded) and those
+# written out for symbolic ints (reshape with -1, arange, creation from a shape, indexing and slicing).
+SYMBOLIC_OPS.update({
+    "sum", "prod", "mean", "max", "min", "argmax", "argmin", "std", "var", "any", "all", "cumsum", "cumprod",
+    "clip", "round", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "ravel", "flatten",
+    "concatenate", "stack", "hstack", "vstack", "matmul", "imatmul", "dot", "zeros_like", "ones_like",
+    "full_like", "empty_like", "where", "copy", "astype"})
+SYMBOLIC_INT_OPS.update({"getitem", "setitem", "reshape", "arange", "zeros", "ones", "empty", "full"})
+SYMBOLIC_OPS.update(SYMBOLIC_INT_OPS)
+SYMBOLIC_OPS.update(op.name for op in [*BINARY_OPERATORS.values(), *UNARY_OPERATORS.values()]
+                    if op.name not in ("matmul", "imatmul"))

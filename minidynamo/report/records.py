@@ -49,6 +49,7 @@ class CaptureRecord:
     seconds: float
     root: Any = None
     failed_guards: list[str] = field(default_factory=list)
+    shape_env: Any = None       # graph.symbolic.ShapeEnv of the capture (symbols, relation guards)
 
 
 def _same_break(a: Any, b: Any) -> bool:
@@ -69,6 +70,7 @@ class ExplainOutput:
     lowering: list[str] = field(default_factory=list)   # lowering backends: what ran on the engine and why not
     records: list[CaptureRecord] = field(default_factory=list)
     fn: Any = None
+    shape_env: list[str] = field(default_factory=list)   # symbols, their sources, the relations guarded
 
     @property
     def graph_count(self) -> int:
@@ -101,6 +103,9 @@ class ExplainOutput:
             out.capture_time += r.seconds
             plans = [getattr(v, "__minidynamo_lowering__", None) for v in r.entry.namespace.values()]
             out.lowering += [f"graph {p.graph.name}: {p.summary()}" for p in plans if p is not None]
+            if r.shape_env is not None and r.shape_env.symbols:
+                out.shape_env += [f"{r.graph.name if r.graph is not None else out.function}:"] + \
+                    [f"  {line}" for line in str(r.shape_env).splitlines()]
         return out
 
     def __str__(self) -> str:

@@ -74,6 +74,9 @@ def piece_text(p: Piece, by_fn: dict) -> list[str]:
         lines.append(f"no graph: runs eagerly ({r.reason.fallback})")
     else:
         lines.append("no graph: no array operations before the end or the break")
+    env = getattr(r, "shape_env", None)
+    if env is not None and env.symbols:       # symbolic sizes: their sources and the relations guarded
+        lines += ["shape environment:"] + [f"  {line}" for line in str(env).splitlines()]
     lowering = p.lowering()
     if lowering:
         lines += ["lowering:"] + [f"  {line}" for text in lowering for line in text.splitlines()]

@@ -97,7 +97,11 @@ def _writeback(var: Var, em: Emitter, temps: list[str], writes: list[str]) -> No
     """Compute the new contents of a mutated object into a temp, then write it into the real object."""
     target = em.value(var)        # the object itself, found before any write-back (`lst[0]` may be replaced)
     t = f"___t{len(temps)}"
-    if isinstance(var, ListVar):
+    appended = getattr(var, "appended_only", lambda: None)()
+    if appended is not None:       # only appends, old items never read: extend, without reading them
+        temps.append(f"{t} = [{', '.join(em.value(v) for v in appended)}]")
+        writes.append(f"{target}.extend({t})")
+    elif isinstance(var, ListVar):
         temps.append(f"{t} = [{', '.join(em.value(v) for v in var.items)}]")
         writes.append(f"{target}[:] = {t}")
     elif isinstance(var, DictVar):

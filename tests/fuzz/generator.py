@@ -95,7 +95,8 @@ def make_calls(rng: random.Random, count: int) -> list[CallSpec]:
         else:
             c = CallSpec(**{**base.to_dict(), "seed": rng.randrange(10**6)})
         calls.append(c)
-    return calls
+    from .gen_sizes import size_sweep
+    return calls + size_sweep(rng, calls[-1], CallSpec)
 
 
 class _Gen:

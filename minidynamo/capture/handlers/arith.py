@@ -175,7 +175,8 @@ def store_slice_plain(frame: Frame, inst: Instr, em) -> Plain:
 
 def _slice(start, stop):
     from ..variables.containers import SliceVar
-    if start.is_constant() and stop.is_constant():
+    from ..variables.scalar import is_symbolic_int
+    if all(p.is_constant() and not is_symbolic_int(p) for p in (start, stop)):   # symbolic bounds stay
         return ConstVar(slice(start.as_constant(), stop.as_constant()))
     return SliceVar(start, stop, ConstVar(None))
 

@@ -10,6 +10,7 @@ from ..variables.const import ConstVar
 from ..variables.containers import DictVar, ListVar, SliceVar, TupleVar
 from . import Plain, handler, plain_form
 from ..breaks import BreakCategory
+from ..variables.scalar import is_symbolic_int
 
 
 @handler("BUILD_TUPLE")
@@ -44,7 +45,8 @@ def build_slice(frame: Frame, inst: Instr) -> None:
     parts = frame.popn(inst.arg)
     if len(parts) == 2:
         parts.append(ConstVar(None))
-    if all(p.is_constant() for p in parts):
+    # A symbolic int bound (x[:n], C[i, :i + 1]) stays symbolic: specialized only where used as a constant.
+    if all(p.is_constant() and not is_symbolic_int(p) for p in parts):
         frame.push(ConstVar(slice(*(p.as_constant() for p in parts))))
     else:
         frame.push(SliceVar(*parts))

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...graph import ops
-from ...graph.ir import ArraySpec, MethodCall, Node
+from ...graph.ir import ArraySpec, MethodCall, Node, PyScalarSpec
+from ...graph.ops import sym_size
+from ...graph.symbolic import Sym
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar
@@ -21,10 +23,11 @@ from .const import ConstVar
 if TYPE_CHECKING:
     from ..frame import Frame
 
-# Attributes that are Python values determined by the spec alone.
+# Attributes that are Python values determined by the spec alone (a symbolic size/nbytes is specialized:
+# operator.index guards it; `shape` gives symbolic ints instead, see ArrayVar.dim).
 _SPEC_ATTRS = {
-    "shape": lambda s: s.shape, "ndim": lambda s: s.ndim, "dtype": lambda s: s.dtype, "size": lambda s: s.size,
-    "itemsize": lambda s: s.dtype.itemsize, "nbytes": lambda s: s.size * s.dtype.itemsize,
+    "ndim": lambda s: s.ndim, "dtype": lambda s: s.dtype, "size": lambda s: operator.index(s.size),
+    "itemsize": lambda s: s.dtype.itemsize, "nbytes": lambda s: operator.index(s.size * s.dtype.itemsize),
 }
 # Methods whose result needs the data: a graph break, as Dynamo does for .item() and .tolist().
 _VALUE_METHODS = {"item", "tolist", "tobytes", "__bool__", "__float__", "__int__", "__index__", "nonzero"}
@@ -61,6 +64,9 @@ class ArrayVar(Var):
         raise unsupported(BreakCategory.DATA_DEPENDENT, f"branch on the value of {self.describe()} (data-dependent)")
 
     def getattr(self, frame: "Frame", name: str) -> Var:
+        if name == "shape":
+            from .containers import TupleVar
+            return TupleVar([self.dim(frame, i) for i in range(self.spec.ndim)])
         if name in _SPEC_ATTRS:
             from .containers import wrap_constant
             return wrap_constant(_SPEC_ATTRS[name](self.spec))
@@ -99,9 +105,21 @@ class ArrayVar(Var):
         return [self.getitem(frame, ConstVar(i)) for i in range(n)]
 
     def length(self, frame: "Frame") -> int:
+        """len() as a Python int (a symbolic first size is specialized, with its guard); `len(x)` itself
+        gives dim(0), a symbolic int."""
         if self.spec.ndim == 0:
             raise unsupported(BreakCategory.EXCEPTION, "len() of a 0-d array raises TypeError")
-        return self.spec.shape[0]
+        return operator.index(self.spec.shape[0])
+
+    def dim(self, frame: "Frame", i: int) -> Var:
+        """x.shape[i]: a constant, or a symbolic int computed in the graph as x.shape[i] (ScalarVar)."""
+        size = self.spec.shape[i]
+        if not isinstance(size, Sym):
+            return ConstVar(size)
+        from .scalar import ScalarVar
+        node = frame.ctx.graph.call("sym_size", sym_size, (self.node, i), {}, spec=PyScalarSpec(int))
+        node.meta.update(value=size.hint, sym=size, expr=size.python())
+        return ScalarVar(node, size.hint, install_guard=lambda: size.env.specialize(size))
 
     def contains(self, frame: "Frame", item: Var) -> Var:
         raise unsupported(BreakCategory.DATA_DEPENDENT, "`in` on an array depends on its values")

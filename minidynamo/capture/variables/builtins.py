@@ -82,6 +82,9 @@ def _no_kwargs(name: str, kwargs: dict) -> None:
 @builtin(len)
 def _len(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     _no_kwargs("len", kwargs)
+    from .array import ArrayVar
+    if isinstance(args[0], ArrayVar) and args[0].spec.ndim > 0:
+        return args[0].dim(frame, 0)       # a symbolic int when the first size is symbolic
     return ConstVar(args[0].length(frame))
 
 

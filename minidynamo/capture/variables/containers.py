@@ -291,6 +291,13 @@ class SliceVar(Var):
         """Built in plain Python when a break needs it (`x[ptr[i]:ptr[i + 1]]` on 3.11: BUILD_SLICE)."""
         return f"slice({', '.join(out.value(p) for p in self.parts)})"
 
+    def is_constant(self) -> bool:
+        return all(p.is_constant() for p in self.parts)
+
+    def as_constant(self) -> slice:
+        """Where a slice must be a constant (a list's slice), its symbolic bounds are specialized."""
+        return slice(*(p.as_constant() for p in self.parts))
+
 
 class LiveListIteratorVar(ListIteratorVar):
     """`iter(lst)` / `for v in lst`: reads the list as it is at each step, as CPython's list iterator does,

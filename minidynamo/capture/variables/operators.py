@@ -127,7 +127,15 @@ def scalar_op(frame: "Frame", sym: str, operands: list[Var], unary: bool = False
                                 spec=PyScalarSpec(type(value)))
     node.meta["value"] = value
     node.meta["expr"] = _scalar_expr(sym, operands, unary)
+    if type(value) is int and sym in _SYM_ARITHMETIC:
+        syms = [v.node.meta.get("sym") if is_scalar(v) else v.as_constant() for v in operands]
+        if all(s is not None and type(s) is not bool for s in syms):
+            node.meta["sym"] = fn(*syms)      # n // 2, i + 1, n * d: still symbols
     return ScalarVar(node, value, roots=roots)
+
+
+# Integer arithmetic that symbolic ints (graph/symbolic.py) follow exactly.
+_SYM_ARITHMETIC = frozenset({"+", "-", "*", "//", "%"})
 
 
 def _scalar_expr(sym: str, operands: list[Var], unary: bool) -> str | None:

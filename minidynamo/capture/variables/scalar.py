@@ -79,5 +79,10 @@ def is_scalar(v: Var) -> bool:
     return isinstance(v, ScalarVar)
 
 
+def is_symbolic_int(v: Var) -> bool:
+    """An unspecialized int that is a symbol of the capture's shape env (a size, a bound, a loop index)."""
+    return isinstance(v, ScalarVar) and "sym" in v.node.meta
+
+
 def is_number_constant(v: Var) -> bool:
     return not is_scalar(v) and v.is_constant() and type(v.as_constant()) in (int, float, bool)

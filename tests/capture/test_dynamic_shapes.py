@@ -1,0 +1,272 @@
+"""Dynamic shapes end to end (capture/dynamic_shapes.py, graph/symbolic.py): each policy against eager on
+many sizes (0 and 1 included), mark_dynamic/mark_static, symbolic ints, and relation guards that must fail."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+from tests.conftest import CompileCounter, check
+
+SIZES = [5, 6, 1, 7, 0, 2, 13, 3]
+
+
+def _compiled(fn, dynamic):
+    counter = CompileCounter()
+    return md.compile(fn, backend=counter, dynamic=dynamic, options={"suppress_errors": False}), counter
+
+
+def _calls(make, sizes=SIZES):
+    return [make(n) for n in sizes]
+
+
+def block(x, w):
+    return np.tanh(x @ w) + x.sum(axis=0)
+
+
+def elementwise(x, y):
+    return np.tanh(x) * y + 1.0
+
+
+def shapes_and_slices(x, y):
+    n = x.shape[0]
+    h = n // 2
+    out = x[:h] * 2.0
+    if n > 8:
+        out = out + 1.0
+    return out, len(x), x.shape, x[-2:], x[1:-1], x[::-2], np.tanh(x) + y
+
+
+def _pair(n):
+    rng = np.random.default_rng(n)
+    return rng.random((n, 4)), rng.random((n, 4))
+
+
+@pytest.mark.parametrize("dynamic", [None, True, False])
+@pytest.mark.parametrize("fn", [elementwise, shapes_and_slices])
+def test_policies_agree_with_eager(fn, dynamic):
+    cfn, counter = _compiled(fn, dynamic)
+    calls = _calls(_pair)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)    # dynamic=False may reach the cache limit
+        check(fn, *calls[0], calls=calls[1:], compiled=cfn)
+
+
+def test_default_policy_makes_a_changed_size_dynamic():
+    cfn, counter = _compiled(elementwise, None)
+    for n in range(2, 40):
+        x, y = _pair(n)
+        np.testing.assert_array_equal(cfn(x, y), elementwise(x, y))
+    stats = md.stats(cfn)
+    assert stats.captures == 2
+    assert stats.dynamic_dims == {"x.shape[0]": "size changed from 2 to 3", "y.shape[0]": "size changed from 2 to 3"}
+    assert str(counter.graphs[-1]).startswith("graph elementwise(x: f64[s0,4], y: f64[s1,4]):")
+
+
+def test_dynamic_false_specializes_every_size():
+    cfn, _ = _compiled(elementwise, False)
+    for n in range(2, 6):
+        cfn(*_pair(n))
+    assert md.stats(cfn).captures == 4 and md.stats(cfn).dynamic_dims == {}
+
+
+def test_dynamic_true_is_symbolic_from_the_start_and_guards_relations():
+    cfn, counter = _compiled(elementwise, True)
+    cfn(*_pair(5))
+    text = str(md.explain(cfn)(*_pair(5)))
+    assert "x: f64[s0,s1]" in text and "y.shape[0] == x.shape[0]" in text and "x.shape[0] >= 2" in text
+    assert "shape environment:" in text and "s0 = x.shape[0] (was 5, dynamic=True)" in text
+
+
+def test_matmul_block_over_batch_sizes():
+    w = np.random.default_rng(0).random((4, 4))
+    cfn, _ = _compiled(block, None)
+    calls = [(np.random.default_rng(n).random((n, 4)), w) for n in [3, 4, 1, 9, 0, 16, 2]]
+    check(block, *calls[0], calls=calls[1:], compiled=cfn)
+
+
+# ---- relation guards that must fail --------------------------------------------------------------------
+
+def branch_on_size(x):
+    if x.shape[0] > 4:
+        return x * 2.0
+    return x - 1.0
+
+
+def test_a_size_that_changes_the_branch_recaptures():
+    cfn, _ = _compiled(branch_on_size, True)
+    calls = [(np.ones((n, 3)),) for n in [3, 4, 5, 9, 2]]
+    check(branch_on_size, *calls[0], calls=calls[1:], compiled=cfn)
+    assert md.stats(cfn).captures == 2
+    assert any("x.shape[0] > 4" in r for rs in md.stats(cfn).guard_failures for r in rs)
+
+
+def test_two_sizes_that_stop_being_equal():
+    cfn, _ = _compiled(elementwise, True)
+    x, y = _pair(5)
+    cfn(x, y)
+    # y now broadcasts along axis 0 (size 1), then is incompatible (size 3): eager's result / exception
+    check(elementwise, x, y[:1], calls=[(x, y[:3]), (x, y)], compiled=cfn)
+    assert md.stats(cfn).captures >= 2
+
+
+def test_a_size_that_becomes_one_or_zero():
+    cfn, _ = _compiled(elementwise, True)
+    for n in [5, 1, 0, 6]:
+        x, y = _pair(n)
+        np.testing.assert_array_equal(cfn(x, y), elementwise(x, y))
+        assert cfn(x, np.ones((1, 4))).shape == (n, 4)
+
+
+# ---- mark_dynamic / mark_static -----------------------------------------------------------------------
+
+def test_mark_dynamic_makes_the_first_capture_symbolic():
+    cfn, counter = _compiled(elementwise, False)
+    x, y = _pair(5)
+    md.mark_dynamic(x, 0)
+    md.mark_dynamic(y, 0)
+    cfn(x, y)
+    assert "x: f64[s0,4]" in str(counter.graphs[0])
+    for n in (6, 7, 9):
+        np.testing.assert_array_equal(cfn(*_pair(n)), elementwise(*_pair(n)))
+    assert md.stats(cfn).captures == 1
+
+
+def test_mark_static_wins_over_dynamic_true():
+    cfn, counter = _compiled(elementwise, True)
+    x, y = _pair(5)
+    md.mark_static(x, 1)
+    cfn(x, y)
+    assert str(counter.graphs[0]).startswith("graph elementwise(x: f64[s0,4], y: f64[s1,s2]):")
+
+
+@pytest.mark.parametrize("bad", [(np.ones(3), 1), ([1, 2], 0), (np.ones(3), "0")])
+def test_mark_dynamic_rejects_bad_arguments(bad):
+    with pytest.raises((TypeError, ValueError), match="mark_dynamic"):
+        md.mark_dynamic(*bad)
+
+
+def test_compile_rejects_a_bad_dynamic_value():
+    with pytest.raises(TypeError, match="dynamic"):
+        md.compile(elementwise, dynamic="yes")
+
+
+# ---- symbolic ints and loops ----------------------------------------------------------------------------
+
+def triangular(C, beta):
+    n = C.shape[0]
+    for i in range(n):
+        C[i, :i + 1] *= beta
+    return C
+
+
+def test_triangular_loop_body_is_captured_once():
+    counter = CompileCounter()
+    cfn = md.compile(triangular, backend=counter, options={"suppress_errors": False})
+    C = np.random.default_rng(0).random((200, 200))
+    check(triangular, C, 0.5, compiled=cfn)
+    assert counter.frame_count <= 3      # the function, the loop body once, the return
+
+
+def unspecialized_int_as_size(x, n):
+    y = np.zeros(n) + 1.0
+    return y.shape, x + 1.0, y[: n // 2]
+
+
+def test_unspecialized_int_used_as_a_size_is_never_stale():
+    """An int that automatic dynamic unspecialized and that becomes a size: the shape must follow it."""
+    cfn, _ = _compiled(unspecialized_int_as_size, None)
+    x = np.ones(3)
+    check(unspecialized_int_as_size, x, 2, calls=[(x, n) for n in (3, 4, 5, 0, 1)], compiled=cfn)
+
+
+# ---- meta rules with symbols, against NumPy on several sizes (0 and 1 included) -------------------------
+
+def many_rules(x, w):
+    n = x.shape[0]
+    return (x.reshape(-1), x.reshape(n, -1, 2), np.concatenate([x, x[:2]], axis=0),
+            np.stack([x, x]).sum(axis=(0, 2)), (x @ w).mean(axis=1), np.arange(n) * 2, np.zeros((n, 3)) + 1,
+            x.T @ x, x.max(axis=0), np.cumsum(x, axis=0), np.arange(1, n, 2), np.hstack([x, x]).std(axis=1),
+            np.full((n, 2), 3.0), x.squeeze(), np.expand_dims(x, 1).swapaxes(0, 2), np.dot(x, w))
+
+
+def slicing(x, n):
+    k = len(x)
+    return (x[:n], x[n:], x[-n:], x[:-n], x[n:k - 1], x[::2], x[n::-1], x[:n // 2 + 1], x[k // 2],
+            x[1:n, :n], x[n - 1] if n > 0 else x[0])
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+def test_meta_rules_with_symbols_match_numpy(dynamic):
+    cfn, counter = _compiled(many_rules, dynamic)
+    w = np.random.default_rng(1).random((4, 3))
+    calls = [(np.random.default_rng(n).random((n, 4)), w) for n in (4, 6, 5, 9, 1, 2, 0, 3)]
+    check(many_rules, *calls[0], calls=calls[1:], compiled=cfn)
+    assert md.stats(cfn).captures <= 5
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+def test_slices_with_symbolic_bounds_clip_as_numpy(dynamic):
+    cfn, _ = _compiled(slicing, dynamic)
+    calls = [(np.arange(k * 3.0).reshape(k, 3), n) for k in (5, 7, 2, 6, 1, 9) for n in (0, 1, 2, 3, 6, 8, 11)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check(slicing, *calls[0], calls=calls[1:], compiled=cfn)
+
+
+def test_a_graph_prints_symbolic_specs():
+    cfn, counter = _compiled(lambda x: x.reshape(x.shape[0] * 4), True)
+    cfn(np.ones((5, 4)))
+    assert "%3 = reshape(x, %2)  # f64[4*s0]" in str(counter.graphs[0])
+
+
+# ---- state that grows ------------------------------------------------------------------------------------
+
+class Layer:
+    def __init__(self):
+        self.w = np.linspace(-1, 1, 16).reshape(4, 4)
+        self.h = np.zeros((1, 4))
+        self.state = {"n_timesteps": 0, "C": []}
+        self.log = []
+
+    def step(self, x):
+        self.h = np.tanh(x @ self.w + self.h)
+        self.state["C"].append(self.h)
+        self.state["n_timesteps"] += 1
+        self.log.append(self.state["n_timesteps"])
+        return self.h
+
+
+def _assert_same_layer(a, b):
+    np.testing.assert_array_equal(a.h, b.h)
+    assert a.state["n_timesteps"] == b.state["n_timesteps"] and a.log == b.log
+    assert len(a.state["C"]) == len(b.state["C"])
+    for u, v in zip(a.state["C"], b.state["C"]):
+        np.testing.assert_array_equal(u, v)
+
+
+def test_lists_appended_every_call_and_counters_settle():
+    eager, compiled = Layer(), Layer()
+    cstep = md.compile(Layer.step, options={"suppress_errors": False})
+    for i in range(12):
+        x = np.full((1, 4), 0.1 * i)
+        np.testing.assert_array_equal(cstep(compiled, x), Layer.step(eager, x))
+        _assert_same_layer(eager, compiled)
+    assert md.stats(cstep).captures <= 3
+
+
+def reads_the_list(layer, x):
+    layer.state["C"].append(x)
+    return len(layer.state["C"]), layer.state["C"][0]
+
+
+def test_a_list_whose_length_is_read_is_still_guarded():
+    eager, compiled = Layer(), Layer()
+    cfn = md.compile(reads_the_list, options={"suppress_errors": False})
+    for i in range(4):
+        x = np.full((1, 4), float(i))
+        a, b = reads_the_list(eager, x), cfn(compiled, x)
+        assert a[0] == b[0]
+        np.testing.assert_array_equal(a[1], b[1])
+    assert md.stats(cfn).captures >= 2

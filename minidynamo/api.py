@@ -192,8 +192,6 @@ class CompiledState:
                         known[dim] = f"size changed from {old} to {new}"
                         log("recompiles").info("%s: %s.shape[%d] is dynamic from now on (%s)",
                                                self.fn.__qualname__, g.expr, dim, known[dim])
-        self.cache.stats.dynamic_dims = {f"{e}.shape[{d}]": why for e, dims in self.dynamic_dims.items()
-                                         for d, why in dims.items()}
 
     def _warn_limit(self, cfg: _config.Config, last: list[str]) -> None:
         if not self.warned_limit:
@@ -213,6 +211,8 @@ class CompiledState:
         self.records.append(record)
         self.cache.stats.captures += 1
         GLOBAL_STATS["captures"] += 1
+        for sym in getattr(record.shape_env, "symbols", ()):   # what this capture kept symbolic, and why
+            self.cache.stats.dynamic_dims.setdefault(sym.source, sym.reason)
         return record.entry
 
 

@@ -256,7 +256,8 @@ class GuardSet:
     def _render(self, tag: str) -> tuple[str, dict[str, Any]]:
         if tag not in self._rendered:
             names = _Namer(tag)
-            parts = [_code(g, names) for g in self.ordered()]
+            shapes: dict[str, str] = {}     # `x.shape` -> the local its symbolic SHAPE guard bound it to
+            parts = [_code(g, names, shapes) for g in self.ordered()]
             self._rendered[tag] = (" and ".join(parts) or "True", names.namespace)
         return self._rendered[tag]
 
@@ -321,7 +322,7 @@ class _Namer:
 _ATOM = re.compile(r"[\w.\[\]'\"()]+")
 
 
-def _code(g: Guard, names: _Namer) -> str:
+def _code(g: Guard, names: _Namer, shapes: dict[str, str]) -> str:
     # An expression with operators (`a is not b`) is parenthesized: `a is not b is True` would chain.
     e = g.expr if _ATOM.fullmatch(g.expr) else f"({g.expr})"
     v = g.expected
@@ -332,10 +333,15 @@ def _code(g: Guard, names: _Namer) -> str:
     if g.kind is EQUALS:
         return _equals_code(e, v, names)
     if g.kind is SHAPE:
-        # With symbolic sizes: the rank, then each static size (cheaper than slicing the shape tuple).
-        return f"{e}.shape == {v!r}" if None not in v else " and ".join(
-            [f"{e}.ndim == {len(v)}"] + [f"{e}.shape[{i}] == {d}" for i, d in enumerate(v) if d is not None])
+        if None not in v:
+            return f"{e}.shape == {v!r}"
+        # Symbolic sizes: read the shape once (each read builds a tuple); relation guards reuse the local.
+        local = shapes[f"{g.expr}.shape"] = f"___{names.tag}s{len(shapes)}"
+        return " and ".join([f"{names.helper(len)}({local} := {e}.shape) == {len(v)}"]
+                            + [f"{local}[{i}] == {d}" for i, d in enumerate(v) if d is not None])
     if g.kind is HOLDS:
+        for read, local in shapes.items():
+            e = re.sub(r"(?<![\w.\]'\")])" + re.escape(read) + r"\[", local + "[", e)
         return e
     if g.kind is DTYPE:
         # Builtin dtypes in native byte order are singletons in NumPy 2.x, so `is` hits on the
@@ -432,7 +438,9 @@ def compile_check(guard_set: GuardSet, argnames: list[str], extra_namespace: dic
 
 def _check_names(expr: str, known: set[str]) -> None:
     """A guard naming a variable the check does not have is a capture bug: fail now, not at call time."""
-    for node in ast.walk(ast.parse(expr, mode="eval")):
+    tree = ast.parse(expr, mode="eval")
+    known = known | {n.target.id for n in ast.walk(tree) if isinstance(n, ast.NamedExpr)}   # walrus locals
+    for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id not in known and not hasattr(builtins, node.id):
             raise InternalError(f"guard expression refers to unknown name {node.id!r}")
 

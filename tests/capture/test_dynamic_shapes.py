@@ -270,3 +270,27 @@ def test_a_list_whose_length_is_read_is_still_guarded():
         assert a[0] == b[0]
         np.testing.assert_array_equal(a[1], b[1])
     assert md.stats(cfn).captures >= 2
+
+
+def test_dynamic_guard_reads_each_shape_once_and_explains_failures():
+    cfn, _ = _compiled(block, True)
+    w = np.ones((4, 4))
+    cfn(np.ones((5, 4)), w)
+    source = cfn.__minidynamo_source__
+    assert source.count("x.shape") == 1 and source.count("w.shape") == 1
+    cfn(np.ones((1, 4)), w)        # size 1: a relation guard fails, with a readable reason
+    assert any("x.shape[0] >= 2: does not hold" in r for rs in md.stats(cfn).guard_failures for r in rs)
+    assert md.stats(cfn).dynamic_dims["x.shape[0]"] == "dynamic=True"
+
+
+def truthy_size(x, n):
+    if n:
+        return x[:n] * 2.0
+    return x
+
+
+def test_branch_on_a_symbolic_int_guards_its_truth():
+    cfn, _ = _compiled(truthy_size, True)
+    x = np.arange(12.0).reshape(6, 2)
+    check(truthy_size, x, 3, calls=[(x, 4), (x, 0), (x, 5), (x, -2), (x, -4)], compiled=cfn)
+    assert md.stats(cfn).captures == 3       # n > 0, n == 0, n < 0 (a negative bound counts from the end)

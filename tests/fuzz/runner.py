@@ -109,13 +109,16 @@ def _on_alarm(signum, frame):
     raise Timeout()
 
 
+DYNAMIC: bool | None = None     # compile(dynamic=...) of the compiled side; --dynamic sets it
+
+
 def run_side(source: str, make_calls: Callable[[], list], compiled: bool, strict: bool = True,
              stats: Counter | None = None) -> list[Outcome]:
     import minidynamo as md
     ns = load_module(source)
     fn = ns["f"]
     if compiled:
-        fn = md.compile(fn, options={"suppress_errors": not strict})
+        fn = md.compile(fn, dynamic=DYNAMIC, options={"suppress_errors": not strict})
     outcomes = []
     for args in make_calls():
         out = io.StringIO()
@@ -460,11 +463,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--disable", default="", help="comma-separated features to leave out")
     p.add_argument("--warnings", action="store_true", help="also compare NumPy warnings (can be flaky)")
     p.add_argument("--lenient", action="store_true", help="suppress_errors=True: internal errors fall back to eager")
+    p.add_argument("--dynamic", choices=("none", "true", "false"), default="none",
+                   help="compile(dynamic=...) policy of the compiled side (sizes; issue 10)")
     p.add_argument("--shrink", action="store_true", help="shrink the first program of each mismatch class")
     p.add_argument("--write", action="store_true", help="with --shrink: write reproducers to regressions/")
     p.add_argument("--replay", nargs="*", metavar="FILE", help="replay regression files (all when none given)")
     p.add_argument("--show", type=int, metavar="SEED", help="print the program of one seed and exit")
     a = p.parse_args(argv)
+    global DYNAMIC
+    DYNAMIC = {"none": None, "true": True, "false": False}[a.dynamic]
     features = [f for f in a.features.split(",") if f and f not in a.disable.split(",")]
     unknown = set(features) - set(gen.FEATURES)
     if unknown:

@@ -59,6 +59,9 @@ class ScalarVar(Var):
         # A branch guards the condition itself, as Dynamo guards `n > 0` on a symbolic int: the capture
         # stays valid for every input that takes the same branch, without guarding the exact values.
         expr = self.expr()
+        sym = self.node.meta.get("sym")
+        if sym is not None and not isinstance(sym, int):
+            return bool(sym)          # `if n:` on a symbolic int: the shape env guards n != 0 (or == 0)
         if type(self.value) is bool and expr is not None:
             frame.ctx.guard([Guard(expr, GuardKind.EQUALS, self.value, f"condition {expr}")])
             return self.value

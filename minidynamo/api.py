@@ -212,7 +212,7 @@ class CompiledState:
         self.cache.stats.captures += 1
         GLOBAL_STATS["captures"] += 1
         for sym in getattr(record.shape_env, "symbols", ()):   # what this capture kept symbolic, and why
-            self.cache.stats.dynamic_dims.setdefault(sym.source, sym.reason)
+            self.cache.stats.dynamic_dims.setdefault(sym.description, sym.reason)
         return record.entry
 
 

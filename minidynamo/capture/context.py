@@ -209,6 +209,24 @@ class CaptureContext:
         self._inputs_by_expr[expr] = var
         return var
 
+    def length_input(self, value: list, source: Source, specialize: Any) -> ScalarVar:
+        """len(lst) of a list from before the call, as a symbolic int read afresh on every call: a branch
+        on it guards the relation (`len(lst) == 0` is False), `specialize` pins the exact length."""
+        from .sources import LenSource
+        src = LenSource(source, self.bind(len, "f"))
+        expr = src.expr()
+        known = self._inputs_by_expr.get(expr)
+        if known is not None:
+            return known
+        node = self.graph.add_input(self._input_name(src), PyScalarSpec(int))
+        node.meta["value"] = len(value)
+        node.meta["sym"] = self.shape_env.create_symbol(len(value), expr, src.describe(), lo=0,
+                                                        reason="list length", guard_lo=False)
+        var = ScalarVar(node, len(value), src, specialize)
+        self.inputs.append((src, node))
+        self._inputs_by_expr[expr] = var
+        return var
+
     def _input_name(self, source: Source) -> str:
         name, i = input_name(source), 1
         while name in self.graph.input_names:
@@ -409,6 +427,16 @@ class LazyListVar(ListVar):
             self._appended = []
         return self._resolved
 
+    def len_var(self, frame: Any) -> Var:
+        """`len(lst)`: a symbolic int while the old items are unread (plus what capture appended)."""
+        if self._resolved is not None or self.source is None:
+            return ConstVar(self.length(frame))
+        n = self._ctx.length_input(self._real, self.source, self._uses_length)
+        if not self._appended:
+            return n
+        from .variables.operators import scalar_op
+        return scalar_op(frame, "+", [n, ConstVar(len(self._appended))])
+
     def appended_only(self) -> list[Var] | None:
         """The items appended, when the capture never read the list's old items or length (else None)."""
         return self._appended if self._resolved is None else None
@@ -435,6 +463,18 @@ class LazyListVar(ListVar):
         return len(self._real) + len(self._appended) if self._resolved is None else len(self._resolved)
 
     def getitem(self, frame, key):
+        if self._resolved is None and self.source is not None and key.is_constant() \
+                and type(key.as_constant()) is int:
+            i, m = key.as_constant(), len(self._appended)
+            if i < 0 and -i <= m:           # an item capture appended
+                return self._appended[i]
+            j = i + m if i < 0 else i       # an old item: lst[j] / lst[-k], read before any write-back
+            if -len(self._real) <= j < len(self._real):
+                # Read through its own source: only `len(lst) > j` (or >= -j) is guarded, not the length.
+                length = f"{self._ctx.bind(len, 'f')}({self.source.expr()})"
+                relation = f"{length} > {j}" if j >= 0 else f"{length} >= {-j}"
+                self._ctx.guard([G.Guard(relation, G.GuardKind.HOLDS, True)])
+                return self._item(j)
         self._uses_length()
         if self._resolved is None and not self._appended and key.is_constant() and \
                 type(key.as_constant()) is int:

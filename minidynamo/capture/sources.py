@@ -102,6 +102,20 @@ class ItemSource(Source):
         return f"{self.base.describe()}[{self.key!r}]"
 
 
+@dataclass(frozen=True, eq=True)
+class LenSource(Source):
+    """`len(base)`, with the builtin bound in the namespace under `len_key` (a parameter may be `len`)."""
+
+    base: Source
+    len_key: str
+
+    def expr(self) -> str:
+        return f"{self.len_key}({self.base.expr()})"
+
+    def describe(self) -> str:
+        return f"len({self.base.describe()})"
+
+
 def input_name(source: Source) -> str:
     """A readable Python identifier for a graph input read from `source` (p['W1'] -> p_W1)."""
     text = source.describe().replace("global ", "").replace("closure variable ", "")

@@ -189,13 +189,13 @@ class ShapeEnv:
         self.frozen = False
 
     def create_symbol(self, hint: int, source: str, description: str = "", lo: float = 2,
-                      reason: str = "") -> Sym:
+                      reason: str = "", guard_lo: bool = True) -> Sym:
         """A fresh symbol read from `source` (a Python expression), valued `hint` in this capture; `lo` is
         a lower bound the caller guarantees with its own guard (a size symbol: 2, as 0 and 1 stay static)."""
         name = f"s{len(self.symbols)}"
         self.atoms[name] = Atom(name, source, int(hint), lo, _INF, description or source)
         self.symbols.append(SymbolInfo(name, source, description or source, int(hint), reason))
-        if lo != -_INF:    # the range every later decision relies on is itself a guard
+        if lo != -_INF and guard_lo:    # the range every later decision relies on is itself a guard
             self._guard(f"{name} >= {lo}", f"{source} >= {lo}")
         return Sym(self, {(name,): 1})
 

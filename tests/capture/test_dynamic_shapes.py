@@ -294,3 +294,37 @@ def test_branch_on_a_symbolic_int_guards_its_truth():
     x = np.arange(12.0).reshape(6, 2)
     check(truthy_size, x, 3, calls=[(x, 4), (x, 0), (x, 5), (x, -2), (x, -4)], compiled=cfn)
     assert md.stats(cfn).captures == 3       # n > 0, n == 0, n < 0 (a negative bound counts from the end)
+
+
+class Cell:
+    """numpy-ml's RNNCell style: the state lives in lists; len() and [-1] read them."""
+
+    def __init__(self):
+        self.w = np.linspace(-1, 1, 12).reshape(3, 4)
+        self.derived = {"A": [], "n": 0}
+
+    def forward(self, x):
+        self.derived["n"] += 1
+        As = self.derived["A"]
+        if len(As) == 0:
+            As.append(np.zeros((x.shape[0], 4)))
+        a = np.tanh(As[-1] + x @ self.w)
+        As.append(a)
+        return a, len(As), As[0].shape
+
+
+def test_list_length_and_last_item_are_read_without_pinning_the_length():
+    eager, compiled = Cell(), Cell()
+    fwd = md.compile(Cell.forward, options={"suppress_errors": False})
+    for i in range(10):
+        x = np.full((2, 3), 0.1 * i)
+        a, b = Cell.forward(eager, x), fwd(compiled, x)
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1:] == b[1:]
+    assert len(compiled.derived["A"]) == len(eager.derived["A"]) and compiled.derived["n"] == eager.derived["n"]
+    assert md.stats(fwd).captures <= 3
+    assert md.stats(fwd).dynamic_dims.get("len(self.derived['A'])") == "list length"
+    compiled.derived["A"].clear()          # the `len(As) == 0` branch again: a relation guard fails
+    eager.derived["A"].clear()
+    x = np.ones((2, 3))
+    np.testing.assert_array_equal(Cell.forward(eager, x)[0], fwd(compiled, x)[0])

@@ -49,7 +49,9 @@ class BuiltinVar(Var):
         return self.fn
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
-        if self.fn in _PURE and all_constant(args, kwargs) and self.fn not in (tuple, list, dict):
+        # len() of a list from before the call is a symbolic int (_len): folding it would read every item.
+        symbolic_len = self.fn is len and len(args) == 1 and hasattr(args[0], "len_var")
+        if self.fn in _PURE and not symbolic_len and all_constant(args, kwargs) and self.fn not in (tuple, list, dict):
             return fold(frame, self.fn, *[a.as_constant() for a in args],
                         **{k: v.as_constant() for k, v in kwargs.items()})
         impl = BUILTINS.get(self.fn)
@@ -85,6 +87,8 @@ def _len(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Va
     from .array import ArrayVar
     if isinstance(args[0], ArrayVar) and args[0].spec.ndim > 0:
         return args[0].dim(frame, 0)       # a symbolic int when the first size is symbolic
+    if hasattr(args[0], "len_var"):
+        return args[0].len_var(frame)      # a list from before the call: its length is a symbolic int
     return ConstVar(args[0].length(frame))
 
 

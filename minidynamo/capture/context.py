@@ -491,6 +491,8 @@ class LazyDictVar(DictVar):
         super().__init__({}, source)
         self._ctx, self._real = ctx, value
         self._pending = {k: True for k in value}
+        self._written: list[Any] = []     # existing keys assigned; their old values need not be read
+        self._structural = False          # keys added/deleted or a method ran: the whole dict is rewritten
 
     def _resolve(self, k: Any) -> None:
         from .sources import ItemSource
@@ -520,13 +522,26 @@ class LazyDictVar(DictVar):
         return ConstVar(k in self._pending or k in self.items)
 
     def setitem(self, frame, key, value):
-        self._resolve_all()
+        k = self._key(key)
+        if k in self._real and not self._structural:   # `d['n'] += 1`: the other values stay unread
+            self._pending.pop(k, None)
+            if k not in self._written:
+                self._written.append(k)
+        else:
+            self._structural = True
+            self._resolve_all()
         super().setitem(frame, key, value)
 
+    def changed_only(self) -> dict | None:
+        """The values assigned to existing keys, when that is the only change (written back key by key)."""
+        return None if self._structural else {k: self.items[k] for k in self._written}
+
     def delitem(self, frame, key):
+        self._structural = True
         self._resolve_all()
         super().delitem(frame, key)
 
     def call_method(self, frame, name, args, kwargs):
+        self._structural = True
         self._resolve_all()
         return super().call_method(frame, name, args, kwargs)

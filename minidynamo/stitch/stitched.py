@@ -104,6 +104,10 @@ def _writeback(var: Var, em: Emitter, temps: list[str], writes: list[str]) -> No
     elif isinstance(var, ListVar):
         temps.append(f"{t} = [{', '.join(em.value(v) for v in var.items)}]")
         writes.append(f"{target}[:] = {t}")
+    elif getattr(var, "changed_only", lambda: None)() is not None:   # existing keys assigned: one by one
+        changed = var.changed_only()
+        temps.append(f"{t} = ({''.join(em.value(v) + ', ' for v in changed.values())})")
+        writes += [f"{target}[{em.constant(k)}] = {t}[{i}]" for i, k in enumerate(changed)]
     elif isinstance(var, DictVar):
         pairs = ", ".join(f"{em.constant(k)}: {em.value(v)}" for k, v in var.items.items())
         temps.append(f"{t} = {{{pairs}}}")

@@ -240,7 +240,7 @@ class Layer:
 
 def _assert_same_layer(a, b):
     np.testing.assert_array_equal(a.h, b.h)
-    assert a.state["n_timesteps"] == b.state["n_timesteps"] and a.log == b.log
+    assert a.state["n_timesteps"] == b.state["n_timesteps"] and a.log == b.log and list(a.state) == list(b.state)
     assert len(a.state["C"]) == len(b.state["C"])
     for u, v in zip(a.state["C"], b.state["C"]):
         np.testing.assert_array_equal(u, v)
@@ -328,3 +328,15 @@ def test_list_length_and_last_item_are_read_without_pinning_the_length():
     eager.derived["A"].clear()
     x = np.ones((2, 3))
     np.testing.assert_array_equal(Cell.forward(eager, x)[0], fwd(compiled, x)[0])
+
+
+def writes_some_keys(d, x):
+    d["b"] = d["b"] + 1
+    d["a"] = x * 2.0
+    return d
+
+
+def test_dict_keys_assigned_are_written_back_in_place_keeping_order():
+    cfn, _ = _compiled(writes_some_keys, None)
+    calls = [({"a": np.ones(2), "b": i, "c": [1]}, np.full(2, float(i))) for i in range(4)]
+    check(writes_some_keys, *calls[0], calls=calls[1:], compiled=cfn)

@@ -160,9 +160,9 @@ def test_convolution_over_output_pixels():
     cfn = compiled(conv2d)
     res = check(conv2d, x, w, compiled=cfn, calls=[(x * 2, w)])
     no_eager_frames(cfn)
-    # the window `x[i:i + 3, j:j + 3]` specializes on i and j (shapes are static until dynamic shapes
-    # land), so the pixel body is captured per pixel up to the cache limit; still graphs, never eager
-    assert cfn.counter.frame_count >= 8
+    # the window `x[i:i + 3, j:j + 3]` has symbolic bounds (i and j are symbolic loop indices), so the
+    # pixel body is captured once, not per pixel: the function, the row body and the pixel body
+    assert 3 <= cfn.counter.frame_count <= 4
 
 
 def logged_sweeps(u, steps):

@@ -29,7 +29,7 @@ def _calls_with(compiled, rows):
 
 
 def test_misses_past_the_limit_skip_the_miss_path_then_the_guards():
-    compiled = md.compile(scale_rows, options={"cache_size_limit": 2})
+    compiled = md.compile(scale_rows, dynamic=False, options={"cache_size_limit": 2})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         _fill(compiled, 2)
@@ -49,7 +49,7 @@ def test_misses_past_the_limit_skip_the_miss_path_then_the_guards():
 
 
 def test_frequent_hits_keep_the_guards_and_the_compiled_entries():
-    compiled = md.compile(scale_rows, options={"cache_size_limit": 2})
+    compiled = md.compile(scale_rows, dynamic=False, options={"cache_size_limit": 2})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         _fill(compiled, 2)
@@ -61,7 +61,7 @@ def test_frequent_hits_keep_the_guards_and_the_compiled_entries():
 
 
 def test_misses_are_counted_exactly_past_the_limit():
-    compiled = md.compile(scale_rows, options={"cache_size_limit": 1})
+    compiled = md.compile(scale_rows, dynamic=False, options={"cache_size_limit": 1})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         _fill(compiled, 1)
@@ -75,7 +75,7 @@ def test_past_the_limit_keeps_exceptions_and_side_effects_eager():
     def f(x, n):
         log.append(n)
         return x[n]
-    compiled = md.compile(f, options={"cache_size_limit": 1})
+    compiled = md.compile(f, dynamic=False, options={"cache_size_limit": 1})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for n in list(range(3)) * WINDOW:

@@ -129,8 +129,10 @@ def fold_on_constants(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str
     read, so the folded result is guarded like any constant; `int()`/`range()` of it then fold too."""
     if not all_constant(args, kwargs):
         return None
-    values = [a.as_constant() for a in args]
-    kw = {k: v.as_constant() for k, v in kwargs.items()}
+    # Unspecialized scalars (symbolic sizes, counters) are only pinned, with their guards, once the call
+    # is known to fold: `np.zeros((n, 3))` stays a graph op over a symbolic n.
+    values = [_peek(a) for a in args]
+    kw = {k: _peek(v) for k, v in kwargs.items()}
     if any(isinstance(v, np.ndarray) for v in (*values, *kw.values())):
         return None
     try:
@@ -141,7 +143,21 @@ def fold_on_constants(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str
     flat = result if type(result) is tuple else (result,)
     if not all(isinstance(v, _FOLDABLE_RESULTS) for v in flat):
         return None
+    for v in (*args, *kwargs.values()):
+        v.as_constant()
     return fold(frame, lambda: result)
+
+
+def _peek(var: Var) -> Any:
+    """A constant's value; an unspecialized scalar's capture-time value without its guard (also nested)."""
+    from .containers import ListVar, TupleVar
+    from .scalar import ScalarVar
+    if isinstance(var, ScalarVar):
+        return var.value
+    if isinstance(var, (TupleVar, ListVar)):
+        items = [_peek(i) for i in var.items]
+        return items if isinstance(var, ListVar) else tuple(items)
+    return var.as_constant()
 
 
 class OpaqueLibraryVar(Var):

@@ -77,7 +77,7 @@ def statement(gen, env: dict) -> list[str]:
     """One statement using objects; binds a new A-kind or P-kind name, or writes object state."""
     r, e = gen.rng, (lambda k: gen.expr(k, env, 1))
     name = gen.fresh("o")
-    form = r.randrange(13)
+    form = r.randrange(15)
     if form == 0:
         line, kind = f"{name} = LAYER({e('A')})", "A"
     elif form == 1:
@@ -106,8 +106,13 @@ def statement(gen, env: dict) -> list[str]:
         line, kind = f"{name} = sorted([{e('P')}, CFG.lr, PAIR.a], reverse={r.choice(('True', 'False'))})[0]", "P"
     elif form == 11:
         line, kind = f"{name} = np.sqrt({e('I')} + 1) * {e('A')} + np.prod(x.shape)", "A"
-    else:
+    elif form == 12:
         line, kind = f"{name} = Pair({e('A')}, b={e('P')}).a * Pair(1, 2)[1]", "A"
+    elif form == 13:         # objects made inside f: a layer, a dataclass config, kept in a global
+        return [f"{name} = Layer({e('P')}, {e('P')})", f"STATE.last = {name}",
+                f"{name} = {name}({e('A')}) * Config(lr={e('P')}).decay"] + _bind(env, name, "A")
+    else:
+        line, kind = f"{name} = {e('A')} + str(CFG)[:0].count('x') + len(repr(PAIR))", "A"
     return [line] + _bind(env, name, kind)
 
 

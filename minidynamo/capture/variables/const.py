@@ -123,6 +123,9 @@ class ConstVar(Var):
         from .namedtuples import construct, is_namedtuple_class
         if is_namedtuple_class(v):
             return construct(frame, v, args, kwargs)
+        from . import new_objects
+        if new_objects.is_plain_class(v):
+            return new_objects.construct(frame, v, args, kwargs)
         raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
 
     def reconstruct(self, out: Any) -> str:

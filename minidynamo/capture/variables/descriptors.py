@@ -73,7 +73,9 @@ def instance_attribute(frame: "Frame", obj: Var, name: str, static: Any) -> Var:
     if hasattr(type(static), "__get__"):
         raise unsupported(BreakCategory.UNSUPPORTED, f"descriptor attribute {type(value).__name__}.{name} "
                           f"({type(static).__name__})")
-    return frame.ctx.wrap(getattr(value, name), AttrSource(obj.source, name))
+    base = obj.source or NamespaceSource(frame.ctx.bind(type(value), "cls"), type(value).__qualname__)
+    return frame.ctx.wrap(getattr(value, name), AttrSource(base, name))   # (an object made during capture:
+                                                                          # read the class attribute)
 
 
 def class_attribute(frame: "Frame", cls_var: Var, name: str) -> Var:

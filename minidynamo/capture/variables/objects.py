@@ -73,8 +73,9 @@ class UserObjectVar(Var):
         guard_class_attribute(frame, type(self.value), name, static)
         if isinstance(static, property):
             return UserFunctionVar(getter).call(frame, [self], {})
-        frame.ctx.guard([G.Guard(f"({name!r} in {self.source.expr()}.__dict__)", G.GuardKind.EQUALS, False,
-                                 f"{self.source.describe()}.{name} not cached yet")])
+        if self.source is not None:    # (an object made during capture has nothing cached)
+            frame.ctx.guard([G.Guard(f"({name!r} in {self.source.expr()}.__dict__)", G.GuardKind.EQUALS, False,
+                                     f"{self.source.describe()}.{name} not cached yet")])
         result = UserFunctionVar(getter).call(frame, [self], {})
         self.setattr(frame, name, result)
         return result

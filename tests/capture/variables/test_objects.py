@@ -239,3 +239,56 @@ def test_str_and_repr_of_objects_run_their_python_methods():
 
 def test_str_of_an_object_without_its_own_text_breaks():
     check(lambda o, x: (x + 1.0, len(str(o)) > 0), types.SimpleNamespace(), _x())
+
+
+class Output:
+    def __init__(self, h, c, tag="out"):
+        self.h = h
+        self.c = c * 2.0
+        self.tag = tag
+
+    @property
+    def both(self):
+        return self.h + self.c
+
+
+def test_objects_made_during_capture():
+    def f(x, log):
+        cfg = Config(lr=0.5)                              # a dataclass: its generated __init__, inlined
+        out = Output(np.tanh(x), x * cfg.lr)
+        out.extra = out.both.sum()
+        log.append(out)
+        return out, out.both, cfg, out.tag, isinstance(out, Output), out is log[-1]
+    r = check(f, _x(), []).assert_no_breaks()
+    res = r.compiled(_x(), [])
+    assert type(res[0]) is Output and list(vars(res[0])) == ["h", "c", "tag", "extra"]
+    assert type(res[2]) is Config and res[2] == Config(lr=0.5)
+
+
+def test_classes_with_their_own_construction_break_and_stay_correct():
+    class WithNew:
+        def __new__(cls):
+            return super().__new__(cls)
+
+    class WithDel:
+        def __del__(self):
+            pass
+
+    check(lambda x: (x + 1.0, WithNew()), _x())
+    check(lambda x: (x + 1.0, WithDel()), _x())
+    check(lambda x: (x + 1.0, Frozen(2.0)), _x())             # frozen: object.__setattr__ inside __init__
+    check(lambda x: (x + 1.0, Slotted(x, 1)), _x())
+    check(lambda x: (x * 2.0, vars(Output(x, x))), _x())
+    r = check(lambda x: Output(x, x).missing, _x())         # AttributeError, as eagerly
+    assert r.reasons
+
+
+def test_object_made_during_capture_lives_across_a_break():
+    def f(x, log):
+        out = Output(x, x)
+        log.append(out)
+        if x.sum() > 0:                                   # a break: `out` is rebuilt, then resumed with
+            out.h = out.h + 1.0
+        return out, log[0] is out
+    r = check(f, np.abs(_x()), [], calls=[(-np.abs(_x()), []), (np.abs(_x()), [])])
+    assert r.reasons and not any(reason.fallback for reason in r.reasons)

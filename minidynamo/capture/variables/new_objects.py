@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .functions import UserFunctionVar
-from .objects import UserObjectVar
+from .objects import UserObjectVar, refuse_descriptor_write
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -67,6 +67,7 @@ class NewObjectVar(UserObjectVar):
         return f"new {type(self.value).__name__} object"
 
     def setattr(self, frame: "Frame", name: str, value: Var) -> None:
+        refuse_descriptor_write(type(self.value), name)
         self.writes[name] = value           # part of building it: nothing to write back into
         self.read_cache.pop(name, None)
 

@@ -26,6 +26,14 @@ if TYPE_CHECKING:
 _MISSING = object()
 
 
+def refuse_descriptor_write(cls: type, name: str) -> None:
+    """A write through a property setter (or another data descriptor) runs user code: not plain storage."""
+    static = inspect.getattr_static(cls, name, None)
+    if is_data_descriptor(static) and not isinstance(static, types.MemberDescriptorType):
+        raise unsupported(BreakCategory.SIDE_EFFECT, f"attribute write through the descriptor "
+                          f"{cls.__name__}.{name} ({type(static).__name__})")
+
+
 class UserObjectVar(Var):
     """An instance of a user class (a model, a config). Its type is guarded; attributes read are guarded
     by value (constants) or by type/shape/dtype (arrays); `writes` hold attributes set during capture."""
@@ -123,10 +131,7 @@ class UserObjectVar(Var):
         plain = cls is types.SimpleNamespace or getattr(cls, "__setattr__", None) is object.__setattr__
         if isinstance(self.value, types.ModuleType) or not plain:
             raise unsupported(BreakCategory.SIDE_EFFECT, f"attribute write on {self.describe()} with custom __setattr__")
-        static = inspect.getattr_static(cls, name, None)
-        if is_data_descriptor(static) and not isinstance(static, types.MemberDescriptorType):
-            raise unsupported(BreakCategory.SIDE_EFFECT, f"attribute write through the descriptor "
-                              f"{cls.__name__}.{name} ({type(static).__name__})")
+        refuse_descriptor_write(cls, name)
         if not self.writes:
             frame.ctx.side_effects.mutated(self)
         self.writes[name] = value

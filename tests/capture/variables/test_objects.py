@@ -292,3 +292,14 @@ def test_object_made_during_capture_lives_across_a_break():
         return out, log[0] is out
     r = check(f, np.abs(_x()), [], calls=[(-np.abs(_x()), []), (np.abs(_x()), [])])
     assert r.reasons and not any(reason.fallback for reason in r.reasons)
+
+
+
+class Celsius(WithSetter):
+    def __init__(self, degrees):
+        self.v = degrees                                  # through the inherited property's setter
+
+
+def test_object_made_during_capture_whose_init_writes_through_a_setter():
+    r = check(lambda x: (Celsius(x).v, vars(Celsius(1.0))), _x())
+    assert r.reasons                                      # a break, never plain storage

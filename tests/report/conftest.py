@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.fixture(scope="session")
+# Package scope: the browser is closed once tests/report is done, so its driver's allocations are not
+# counted by the memory tests that run later in the session.
+@pytest.fixture(scope="package")
 def browser():
     from minidynamo.report.browser import start
 

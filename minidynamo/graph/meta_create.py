@@ -23,11 +23,20 @@ from .symbolic import Sym
 _REAL = (bool, int, float)
 
 
-def _dtype(dtype: Any, default: Any = np.float64) -> np.dtype:
+def _dtype(dtype: Any, default: Any = np.float64, source: np.dtype | None = None) -> np.dtype:
+    """np.dtype(dtype); an unsized flexible dtype ('S', 'U', 'V') takes the size NumPy gives it: from the
+    source dtype when converting an array (float64 -> 'S' is S32), else its creation size (S1)."""
     try:
-        return np.dtype(default if dtype is None else dtype)
+        dt = np.dtype(default if dtype is None else dtype)
     except TypeError as e:
         raise MetaError(f"data type {dtype!r} not understood: {e}") from None
+    if dt.itemsize == 0 and dt.kind in "SUV":
+        empty = np.empty(0, dt) if source is None else np.empty(0, source)
+        try:
+            return empty.astype(dt).dtype
+        except (TypeError, ValueError) as e:
+            raise MetaError(f"cannot convert {source} to {dtype!r}: {e}") from None
+    return dt
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -178,7 +187,7 @@ def linspace_meta(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, r
 def astype_meta(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True,
                 copy: bool = True) -> ArraySpec:
     x = as_spec(a)
-    dt = _dtype(dtype)
+    dt = _dtype(dtype, source=x.dtype)
     if not np.can_cast(x.dtype, dt, casting):
         raise MetaError(f"astype: Cannot cast array data from {x.dtype} to {dt} according to the rule "
                         f"{casting!r}")
@@ -212,7 +221,7 @@ def ascontiguousarray_meta(a: Any, dtype: Any = None, **kwargs: Any) -> ArraySpe
     x = as_spec(a)
     if not is_spec(a):              # a Python number is converted to the dtype (values checked)
         result_dtype("ascontiguousarray", np.ascontiguousarray, a, dtype)
-    return ArraySpec(x.shape or (1,), x.dtype if dtype is None else _dtype(dtype))
+    return ArraySpec(x.shape or (1,), x.dtype if dtype is None else _dtype(dtype, source=x.dtype))
 
 
 def _literal(value: Any) -> bool:
@@ -227,7 +236,7 @@ def array_meta(obj: Any, dtype: Any = None) -> ArraySpec:
     (probed on the literal itself, which is already in memory). Always an ndarray, never a NumPy scalar."""
     if is_spec(obj):
         spec = as_spec(obj)
-        return ArraySpec(spec.shape, spec.dtype if dtype is None else _dtype(dtype))
+        return ArraySpec(spec.shape, spec.dtype if dtype is None else _dtype(dtype, source=spec.dtype))
     if not _literal(obj):
         raise MetaError("array(): only arrays and Python number literals are captured")
     try:

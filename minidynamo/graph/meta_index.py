@@ -204,6 +204,7 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     if 0 not in adv_shape:
         for check in checks:
             check()
+    _check_index_array_count(expanded, len(advanced) - sum(it.kind == "int" for it, _ in expanded))
     if mask_count is not None and has_bool_mask(index) and len(advanced) > 1:
         raise MetaError("setitem: data-dependent shape (a boolean mask combined with other index arrays)")
     positions = sorted({p for p, _ in advanced})
@@ -213,6 +214,17 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     if adjacent:
         return tuple(before) + adv_shape + tuple(after), False
     return adv_shape + tuple(before + after), False
+
+
+# NumPy's iterator takes at most 64 operands: the result and 63 index arrays (integers do not count).
+_MAX_INDEX_ARRAYS = 63
+
+
+def _check_index_array_count(expanded: list[tuple[_Item, int]], n_arrays: int) -> None:
+    """Without a subspace (no slice left in the index) NumPy refuses more than 63 index arrays."""
+    if n_arrays > _MAX_INDEX_ARRAYS and not any(it.kind == "slice" for it, _ in expanded):
+        raise MetaError(f"IndexError: when no subspace is given, the number of index arrays cannot be above "
+                        f"{_MAX_INDEX_ARRAYS}, but {n_arrays} index arrays found")
 
 
 def getitem_meta(x: Any, index: Any) -> ArraySpec:

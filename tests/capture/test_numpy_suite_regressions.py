@@ -70,3 +70,26 @@ def test_array_and_asarray_are_captured_with_numpys_aliasing():
     # `is` between two graph values is decided in plain Python (a break), and capture goes on after it
     assert all(not r.fallback for r in res.reasons)
     assert any("array" in g.ops() for g in res.graphs)
+
+
+def astype_flexible(x):
+    # test_shape_base.py::TestConcatenate::test_dtype_with_promotion: 'S' and 'U' take their size from the
+    # source dtype (float64 -> S32), so the spec must not keep the unsized dtype
+    s = x.astype("S")
+    u = np.array(x, dtype="U")
+    return s, u, s.dtype, u.dtype, np.zeros(2, dtype="S").dtype
+
+
+def test_unsized_flexible_dtypes_take_numpys_size():
+    res = check(astype_flexible, np.arange(3.0))
+    assert res.counter.frame_count == 1
+
+
+def too_many_index_arrays(arr, idx):
+    arr[(idx,) * 64]        # result unused: the graph must still raise IndexError, as NumPy does
+    return arr
+
+
+def test_more_than_63_index_arrays_without_subspace_raise():
+    # test_indexing.py::TestIndexing::test_too_many_advanced_indices[64-64-index2]
+    check(too_many_index_arrays, np.ones((1,) * 64), np.array([0]))

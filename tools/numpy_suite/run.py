@@ -33,6 +33,9 @@ DEFAULT_MODULES = [
     "numpy.lib.tests.test_function_base",
     "numpy._core.tests.test_ufunc",
     "numpy.linalg.tests.test_linalg",
+    "numpy._core.tests.test_shape_base",
+    "numpy._core.tests.test_indexing",
+    "numpy._core.tests.test_item_selection",
 ]
 QUICK_MODULES = DEFAULT_MODULES[:2]
 RAN = ("passed", "failed", "error", "xfailed", "xpassed")
@@ -133,6 +136,11 @@ def report(rows: list[tuple[str, dict, dict, dict]]) -> str:
     lines += ["", f"failures only compiled ({len(broken)}):"]
     for k, v in sorted(broken.items()):
         lines.append(f"  {k}\n      {v}" + (f"\n      [{notes[k]}]" if notes.get(k) else ""))
+    excluded = sorted(k for *_, c, _ in rows for k, r in c["tests"].items()
+                      if r.get("note", "").startswith("excluded: "))
+    if excluded:
+        lines += ["", f"excluded (run unwrapped, reasons in plugin.py EXCLUDED) ({len(excluded)}):"]
+        lines += [f"  {k}" for k in excluded]
     changed = {k: v for *_, cmp in rows for k, v in cmp["changed"].items()}
     if changed:
         lines += ["", f"other outcome changes among tests that did not pass eagerly ({len(changed)}):"]

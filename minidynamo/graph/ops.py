@@ -21,10 +21,15 @@ import numpy as np
 from . import meta as M
 from .ir import ArraySpec
 from . import meta_create as C
+from . import meta_decomp as DEC
+from . import meta_fft as FFT
 from . import meta_index as X
 from . import meta_linalg as L
 from . import meta_reduce as R
+from . import meta_seq as SEQ
 from . import meta_shape as S
+from . import meta_stats as ST
+from . import meta_ufunc as UM
 
 
 @dataclass(frozen=True)
@@ -225,6 +230,68 @@ for _name, _meta in (("vdot", L.vdot_meta), ("inner", L.inner_meta), ("outer", L
     _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),))
 for _name, _meta in (("norm", L.norm_meta), ("inv", L.inv_meta), ("solve", L.solve_meta), ("det", L.det_meta)):
     _op(_name, getattr(np.linalg, _name), _meta, functions=(getattr(np.linalg, _name),))
+
+for _name in ("cholesky", "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "pinv", "matrix_power",
+              "lstsq"):
+    _op(_name, getattr(np.linalg, _name), getattr(DEC, f"{_name}_meta"), functions=(getattr(np.linalg, _name),))
+
+# ---- numpy.fft: registered as fft.<name> (np.fft.fft prints as fft.fft) ----------------------------------
+for _name, _fn in FFT.ONE_AXIS.items():
+    _op(f"fft.{_name}", _fn, FFT.one_axis_meta(_fn), functions=(_fn,))
+for _name, (_fn, _two) in FFT.MANY_AXES.items():
+    _op(f"fft.{_name}", _fn, FFT.many_axes_meta(_fn, _two), functions=(_fn,))
+_op("fft.fftfreq", np.fft.fftfreq, FFT.fftfreq_meta, functions=(np.fft.fftfreq,))
+_op("fft.rfftfreq", np.fft.rfftfreq, FFT.rfftfreq_meta, functions=(np.fft.rfftfreq,))
+for _fn in (np.fft.fftshift, np.fft.ifftshift):
+    _op(f"fft.{_fn.__name__}", _fn, FFT.shift_meta(_fn), functions=(_fn,))
+
+# ---- statistics and sequence helpers ---------------------------------------------------------------------
+for _name, _meta, _methods in (
+        ("cov", ST.cov_meta, ()), ("corrcoef", ST.corrcoef_meta, ()), ("median", ST.median_meta, ()),
+        ("percentile", ST.quantile_family_meta(np.percentile), ()),
+        ("quantile", ST.quantile_family_meta(np.quantile), ()), ("histogram", ST.histogram_meta, ()),
+        ("diff", SEQ.diff_meta, ()), ("convolve", SEQ.convolve_meta, ()), ("correlate", SEQ.correlate_meta, ()),
+        ("interp", SEQ.interp_meta, ()), ("searchsorted", SEQ.searchsorted_meta, ("searchsorted",)),
+        ("indices", SEQ.indices_meta, ()), ("meshgrid", SEQ.meshgrid_meta, ()), ("angle", SEQ.angle_meta, ()),
+        ("real", SEQ.real_meta, ()), ("imag", SEQ.imag_meta, ())):
+    _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),), methods=_methods)
+
+
+def _conj_method_meta(x: Any) -> Any:
+    """x.conj(): the conjugate ufunc for complex x; any other numeric array is returned itself."""
+    if isinstance(x, ArraySpec) and x.dtype.kind != "c":
+        if x.dtype.kind not in "biuf":
+            raise M.MetaError(f"conj: cannot conjugate an array of dtype {x.dtype}")
+        return x
+    return get("conjugate").meta(x)
+
+
+# x.conj() / x.conjugate() take no keywords: method-only OpDefs, outside REGISTRY.
+for _m in ("conj", "conjugate"):
+    METHODS[_m] = OpDef("conjugate", _method(_m), _conj_method_meta)
+
+# ---- ufunc methods: np.add.outer(...) is the op "add.outer", looked up by ufunc_method(np.add, "outer") ----
+UFUNC_METHODS: dict[tuple[str, str], OpDef] = {}
+for _uf in _namespace_ufuncs():
+    for _m in UM.METHODS:
+        if UM.supports(_uf, _m):
+            UFUNC_METHODS[(_uf.__name__, _m)] = _op(f"{_uf.__name__}.{_m}", getattr(_uf, _m),
+                                                    UM.RULES[_m](_uf), mutates=(0,) if _m == "at" else ())
+
+
+def ufunc_method(uf: Any, method: str) -> OpDef | None:
+    """The op of `uf.method` (np.add.outer -> "add.outer"), or None."""
+    if not isinstance(uf, np.ufunc):
+        return None
+    return UFUNC_METHODS.get((uf.__name__, method))
+
+
+# Functions whose output shape depends on the values (np.unique, np.nonzero, ...): a call is a graph break
+# with that reason, never an op.
+DATA_DEPENDENT_FUNCTIONS = {id(f): f for f in (
+    np.unique, np.nonzero, np.flatnonzero, np.argwhere, np.bincount, np.extract, np.compress, np.trim_zeros,
+    np.setdiff1d, np.intersect1d, np.union1d, np.setxor1d, np.unique_values, np.unique_counts,
+    np.unique_inverse, np.unique_all) if f is not None}
 
 # ---- creation and conversion ----------------------------------------------------------------------------
 for _name, _meta in (("zeros", C.zeros_meta), ("ones", C.ones_meta), ("full", C.full_meta),

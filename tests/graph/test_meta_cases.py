@@ -563,3 +563,10 @@ def examples(name: str | None) -> int:
 
 HEAVY = {"getitem": 400, "setitem": 250, "einsum": 250, "reshape": 150, "norm": 150, "tensordot": 150,
          "concatenate": 120, "matmul": 120, "transpose": 120, "sum": 120, "std": 100, "max": 100}
+
+# NumPy's everyday surface beyond the core (fft, linalg factorizations, statistics, ufunc methods): the
+# generators live in their own module, which imports the building blocks above.
+from .test_meta_cases_lib import LIB_CASES, LIB_EXAMPLES  # noqa: E402
+
+CASES.update(LIB_CASES)
+HEAVY.update(LIB_EXAMPLES)

@@ -38,7 +38,7 @@ from ..signatures import code_signature
 from .breaks import BreakCategory
 
 _CONSTANT_TYPES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), range, slice)
-_LIBRARIES = (np, np.linalg, math)
+_LIBRARIES = (np, np.linalg, np.fft, np.random, math)
 
 
 class CaptureContext:

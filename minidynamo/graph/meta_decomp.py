@@ -4,8 +4,8 @@ slogdet, lstsq, pinv, matrix_power.
 Imports numpy and graph.meta only. Shapes follow NumPy's documented rules over the last two axes (the
 leading ones are a stack); dtypes (and NumPy's errors for a bad mode, UPLO or exponent) come from running the
 real function on a 1x1 probe. Results NumPy returns as a named tuple (QRResult, SVDResult, EighResult,
-EigResult, SlogdetResult) are a tuple of specs here; `RESULT_TYPES` names the class, so front ends rebuild
-the same type. A factorization that fails on the values (a matrix that is not positive definite, a
+EigResult, SlogdetResult) are NamedSpecs here (a tuple of specs that knows the class), so front ends rebuild the
+same type. A factorization that fails on the values (a matrix that is not positive definite, a
 singular one) raises LinAlgError when the graph runs, and the caller re-runs eagerly.
 """
 
@@ -18,6 +18,18 @@ import numpy as np
 
 from .ir import ArraySpec
 from .meta import MetaError, as_spec, run_probe, spec_like
+
+
+class NamedSpecs(tuple):
+    """The specs of a result NumPy returns as a named tuple (QRResult, SVDResult, ...); `cls` is that class,
+    read off the probe's result, so front ends rebuild the very same type."""
+
+    cls: type
+
+    def __new__(cls, specs: tuple, result_cls: type) -> "NamedSpecs":
+        self = super().__new__(cls, specs)
+        self.cls = result_cls
+        return self
 
 
 def _matrix(name: str, a: Any, square: bool = False) -> ArraySpec:
@@ -34,10 +46,23 @@ def _probe(x: ArraySpec) -> np.ndarray:
     return np.ones(tuple(min(d, 1) for d in x.shape) or (1, 1), x.dtype)
 
 
-def _dtypes(name: str, fn: Any, x: ArraySpec, *args: Any, **kwargs: Any) -> tuple[np.dtype, ...]:
+class _Dtypes(tuple):
+    """The probe's result dtypes; `cls` is the named-tuple class it came back as (None: a plain value)."""
+
+    cls: type | None = None
+
+
+def _dtypes(name: str, fn: Any, x: ArraySpec, *args: Any, **kwargs: Any) -> _Dtypes:
     res = run_probe(name, fn, _probe(x), *args, **kwargs)
     parts = res if isinstance(res, tuple) else (res,)
-    return tuple(np.asarray(p).dtype for p in parts)
+    dts = _Dtypes(np.asarray(p).dtype for p in parts)
+    dts.cls = type(res) if isinstance(res, tuple) and type(res) is not tuple else None
+    return dts
+
+
+def _named(dts: _Dtypes, specs: tuple) -> tuple:
+    """specs as NamedSpecs when the probe returned a named tuple."""
+    return NamedSpecs(specs, dts.cls) if dts.cls is not None else specs
 
 
 def cholesky_meta(a: Any, /, *, upper: bool = False) -> ArraySpec:
@@ -53,10 +78,10 @@ def qr_meta(a: Any, mode: str = "reduced") -> Any:
     if mode == "r":
         return ArraySpec(stack + (k, n), dts[0])
     if mode == "raw":
-        return ArraySpec(stack + (n, m), dts[0]), ArraySpec(stack + (k,), dts[1])
+        return _named(dts, (ArraySpec(stack + (n, m), dts[0]), ArraySpec(stack + (k,), dts[1])))
     q_cols = m if mode == "complete" else k
     r_rows = m if mode == "complete" else k
-    return ArraySpec(stack + (m, q_cols), dts[0]), ArraySpec(stack + (r_rows, n), dts[1])
+    return _named(dts, (ArraySpec(stack + (m, q_cols), dts[0]), ArraySpec(stack + (r_rows, n), dts[1])))
 
 
 def svd_meta(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
@@ -67,14 +92,14 @@ def svd_meta(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermit
     if not compute_uv:
         return ArraySpec(stack + (k,), dts[0])
     u_cols, v_rows = (m, n) if full_matrices else (k, k)
-    return (ArraySpec(stack + (m, u_cols), dts[0]), ArraySpec(stack + (k,), dts[1]),
-            ArraySpec(stack + (v_rows, n), dts[2]))
+    return _named(dts, (ArraySpec(stack + (m, u_cols), dts[0]), ArraySpec(stack + (k,), dts[1]),
+                          ArraySpec(stack + (v_rows, n), dts[2])))
 
 
 def eigh_meta(a: Any, UPLO: str = "L") -> tuple[ArraySpec, ArraySpec]:
     x = _matrix("eigh", a, square=True)
     dts = _dtypes("eigh", np.linalg.eigh, x, UPLO)
-    return ArraySpec(x.shape[:-1], dts[0]), ArraySpec(x.shape, dts[1])
+    return _named(dts, (ArraySpec(x.shape[:-1], dts[0]), ArraySpec(x.shape, dts[1])))
 
 
 def eigvalsh_meta(a: Any, UPLO: str = "L") -> ArraySpec:
@@ -93,7 +118,7 @@ def eig_meta(a: Any) -> tuple[ArraySpec, ArraySpec]:
     x = _matrix("eig", a, square=True)
     dts = _dtypes("eig", np.linalg.eig, x)
     _complex_only("eig", x)
-    return ArraySpec(x.shape[:-1], dts[0]), ArraySpec(x.shape, dts[1])
+    return _named(dts, (ArraySpec(x.shape[:-1], dts[0]), ArraySpec(x.shape, dts[1])))
 
 
 def eigvals_meta(a: Any) -> ArraySpec:
@@ -106,7 +131,7 @@ def eigvals_meta(a: Any) -> ArraySpec:
 def slogdet_meta(a: Any) -> tuple[ArraySpec, ArraySpec]:
     x = _matrix("slogdet", a, square=True)
     dts = _dtypes("slogdet", np.linalg.slogdet, x)
-    return spec_like(x.shape[:-2], dts[0], True), spec_like(x.shape[:-2], dts[1], True)
+    return _named(dts, (spec_like(x.shape[:-2], dts[0], True), spec_like(x.shape[:-2], dts[1], True)))
 
 
 def pinv_meta(a: Any, rcond: Any = None, hermitian: bool = False, **kwargs: Any) -> ArraySpec:
@@ -144,18 +169,3 @@ def lstsq_meta(a: Any, b: Any, rcond: Any = None) -> tuple[ArraySpec, ...]:
     cols = y.shape[1:]
     return (ArraySpec((n,) + cols, dts[0]), ArraySpec((0,), dts[1]), ArraySpec((), dts[2], scalar=True),
             ArraySpec((min(m, n),), dts[3]))
-
-
-RESULT_TYPES = {"qr": "QRResult", "svd": "SVDResult", "eigh": "EighResult", "eig": "EigResult",
-                "slogdet": "SlogdetResult"}
-
-
-def result_type_of(name: str, spec: Any) -> type | None:
-    """The named-tuple class NumPy returns for op `name` with this result spec (None: a plain value)."""
-    cls_name = RESULT_TYPES.get(name)
-    if cls_name is None or not isinstance(spec, tuple):
-        return None
-    from numpy.linalg import _linalg
-    return getattr(_linalg, cls_name)
-
-

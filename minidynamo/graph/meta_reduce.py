@@ -14,7 +14,7 @@ import numpy as np
 
 from .ir import ArraySpec
 from .meta import (NOVALUE, MetaError, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
-                   result_dtype, spec_like)
+                   result_dtype, run_probe, spec_like)
 
 
 def _reduce_shape(x: ArraySpec, axis: Any, keepdims: Any,
@@ -151,6 +151,10 @@ def clip_meta(a: Any, a_min: Any = NOVALUE, a_max: Any = NOVALUE, out: Any = Non
     lo = a_min if a_min is not NOVALUE else min
     hi = a_max if a_max is not NOVALUE else max
     x = as_spec(a) if not is_spec(a) else a
+    # The call as written, on probes: NumPy versions differ on which bounds may be left out (2.4 requires
+    # a_max once a_min is given positionally).
+    run_probe("clip", np.clip, probe(x), *(probe(v) for v in (a_min, a_max) if v is not NOVALUE),
+              **{k: probe(v) for k, v in (("min", min), ("max", max)) if v is not NOVALUE})
     shape = broadcast(*(v.shape for v in (x, lo, hi) if is_spec(v)))
     bounds = [probe(v) for v in (lo, hi)]
     dt = result_dtype("clip", np.clip, probe(x), *(None if b is NOVALUE else b for b in bounds))

@@ -183,3 +183,24 @@ def angle_meta(z: Any, deg: bool = False, **kwargs: Any) -> ArraySpec:
     x = as_spec(z)
     res = run_probe("angle", np.angle, unit_probe(x) if is_spec(z) else z, deg)
     return spec_like(x.shape, np.asarray(res).dtype, isinstance(res, np.generic))
+
+
+def _sorting(fn: Any) -> Any:
+    """np.sort / np.argsort: the same shape (flattened for axis=None); sort keeps the dtype, argsort is intp."""
+    name = fn.__name__
+
+    def rule(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, **kwargs: Any) -> ArraySpec:
+        reject_keywords(name, kwargs, ("stable",))
+        if order is not None:
+            raise MetaError(f"{name}: unsupported keyword 'order' (structured arrays)")
+        x = as_spec(a)
+        res = run_probe(name, fn, unit_probe(x) if is_spec(a) else a, axis, kind, **kwargs)
+        shape = (x.size,) if axis is None or x.ndim == 0 else x.shape    # argsort of a 0-d array is 1-d
+        return ArraySpec(shape, np.asarray(res).dtype)
+
+    rule.__name__ = f"{name}_meta"
+    return rule
+
+
+sort_meta = _sorting(np.sort)
+argsort_meta = _sorting(np.argsort)

@@ -43,6 +43,8 @@ def reshape_meta(a: Any, *shape: Any, order: str = "C", copy: Any = None, **kwar
     if "shape" in kwargs or "newshape" in kwargs:
         shape = (kwargs.pop("shape", None) or kwargs.pop("newshape", None),)
     reject_keywords("reshape", kwargs)
+    if copy is False:       # whether a view is possible depends on the memory layout, which specs omit
+        raise MetaError("reshape: unsupported keyword copy=False (depends on the memory layout)")
     if len(shape) == 2 and isinstance(shape[1], str):       # np.reshape(a, shape, order)
         shape = shape[:1]
     if not shape:

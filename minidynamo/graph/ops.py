@@ -253,7 +253,8 @@ for _name, _meta, _methods in (
         ("diff", SEQ.diff_meta, ()), ("convolve", SEQ.convolve_meta, ()), ("correlate", SEQ.correlate_meta, ()),
         ("interp", SEQ.interp_meta, ()), ("searchsorted", SEQ.searchsorted_meta, ("searchsorted",)),
         ("indices", SEQ.indices_meta, ()), ("meshgrid", SEQ.meshgrid_meta, ()), ("angle", SEQ.angle_meta, ()),
-        ("real", SEQ.real_meta, ()), ("imag", SEQ.imag_meta, ())):
+        ("real", SEQ.real_meta, ()), ("imag", SEQ.imag_meta, ()), ("sort", SEQ.sort_meta, ()),
+        ("argsort", SEQ.argsort_meta, ("argsort",))):
     _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),), methods=_methods)
 
 

@@ -70,6 +70,9 @@ class Emitter:
         if getattr(var, "source", None) is None:
             if isinstance(var, SequenceVar) and var.python_type() in (tuple, list):   # not a NamedTuple
                 inner = ", ".join(self.value(v) for v in var.items)
+                named = getattr(var, "cls", None)       # a NumPy named-tuple result (QRResult, ...)
+                if named is not None:
+                    return f"{self.constant(named)}({inner})"
                 if var.kind is tuple:
                     return f"({inner},)" if len(var.items) == 1 else f"({inner})"
                 return f"[{inner}]"

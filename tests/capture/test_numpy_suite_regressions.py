@@ -93,3 +93,42 @@ def too_many_index_arrays(arr, idx):
 def test_more_than_63_index_arrays_without_subspace_raise():
     # test_indexing.py::TestIndexing::test_too_many_advanced_indices[64-64-index2]
     check(too_many_index_arrays, np.ones((1,) * 64), np.array([0]))
+
+
+def object_array_equals_none(a):
+    # test_numeric.py::TestArrayComparisons::test_none_compares_elementwise: an object array's == is
+    # elementwise, never identity
+    return a == None, a != None  # noqa: E711
+
+
+def test_object_array_compares_with_none_elementwise():
+    check(object_array_equals_none, np.array([None, 1, None], dtype=object))
+
+
+def complex_inf_constant(x):
+    # test_function_base.py::TestInterp::test_complex_interp: a complex constant holding inf rebuilt in
+    # the entry must not be written as `(inf+0.5j)`
+    y = [1, 2 + 1j, np.inf + 0.5j]
+    if x.sum() > 0:
+        x = x + 1
+    return x, y
+
+
+def test_non_finite_complex_constant_crosses_a_break():
+    check(complex_inf_constant, np.ones(3))
+
+
+def clip_one_bound(a):
+    return np.clip(a, 2)
+
+
+def reshape_no_copy(a):
+    return np.reshape(a, (12, 2), order="F", copy=False)
+
+
+def test_clip_and_reshape_raise_exactly_as_this_numpy():
+    # test_numeric.py::TestClip::test_clip_min_max_args (NumPy 2.4 requires a_max) and
+    # TestNonarrayArgs::test_reshape_copy_arg (copy=False depends on the memory layout)
+    check(clip_one_bound, np.arange(5))
+    check(reshape_no_copy, np.arange(24).reshape(2, 3, 4))
+    check(reshape_no_copy, np.asfortranarray(np.arange(24).reshape(2, 3, 4)))

@@ -34,6 +34,8 @@ def _agree(spec, real, where: str) -> None:
         return
     if isinstance(real, (list, tuple)):
         assert isinstance(spec, tuple) and len(spec) == len(real), f"{where}: {spec} vs {len(real)} results"
+        if type(real) not in (list, tuple):     # a named tuple (QRResult): the spec must know its class
+            assert getattr(spec, "cls", None) is type(real), f"{where}: NumPy returned {type(real).__name__}"
         for s, r in zip(spec, real):
             _agree(s, r, where)
         return

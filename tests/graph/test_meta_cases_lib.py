@@ -151,6 +151,13 @@ def component_case(draw, name: str):
     return (x,), (draw(optional(deg=st.booleans())) if name == "angle" else {})
 
 
+@st.composite
+def sort_case(draw):
+    x = draw(arrays())
+    return (x,), draw(optional(axis=st.one_of(st.none(), st.integers(-x.ndim - 1, x.ndim)),
+                               kind=st.sampled_from([None, "stable", "quicksort"])))
+
+
 # ---- ufunc methods --------------------------------------------------------------------------------------
 
 @st.composite
@@ -187,7 +194,8 @@ LIB_CASES.update({"cov": cov_case("cov"), "corrcoef": cov_case("corrcoef"), "med
                   "histogram": histogram_case(), "diff": diff_case(), "convolve": sliding_case(),
                   "correlate": sliding_case(), "interp": interp_case(), "searchsorted": searchsorted_case(),
                   "indices": indices_case(), "meshgrid": meshgrid_case(), "angle": component_case("angle"),
-                  "real": component_case("real"), "imag": component_case("imag")})
+                  "real": component_case("real"), "imag": component_case("imag"),
+                  "sort": sort_case(), "argsort": sort_case()})
 LIB_CASES.update({op.name: ufunc_method_case(op.impl.__self__, method)
                   for (_, method), op in ops.UFUNC_METHODS.items()})
 # Ufunc methods share five rules over ~100 ufuncs: a few examples each cover them.

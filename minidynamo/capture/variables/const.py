@@ -176,6 +176,8 @@ def is_literal(value: Any) -> bool:
     subclass, but its repr `np.float64(1.0)` names a module the generated code does not have)."""
     if type(value) is float:
         return value == value and value not in (float("inf"), float("-inf"))
+    if type(value) is complex:      # repr(complex(inf, 1)) is '(inf+1j)': not source
+        return is_literal(value.real) and is_literal(value.imag)
     if isinstance(value, tuple):
         return all(is_literal(v) for v in value)
     return type(value) in _LITERAL_TYPES

@@ -30,6 +30,9 @@ def wrap_library_value(value: Any) -> Var:
     opdef = ops.lookup_function(value)
     if opdef is not None:
         return NumpyFunctionVar(value, opdef)
+    from .numpy_spec import SPEC_FUNCTIONS, SpecFunctionVar
+    if id(value) in SPEC_FUNCTIONS:
+        return SpecFunctionVar(value)
     if isinstance(value, (int, float, complex, bool, str, np.dtype, type)) or value is None:
         return ConstVar(value)
     if isinstance(value, np.generic):
@@ -90,7 +93,18 @@ class NumpyFunctionVar(Var):
             folded = fold_on_constants(frame, self.fn, args, kwargs)
             if folded is not None:
                 return folded
-        return frame.ctx.record(self.opdef, args, kwargs, target=self.fn)
+        from .numpy_spec import named_result
+        return named_result(frame.ctx.record(self.opdef, args, kwargs, target=self.fn))
+
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        """Ufunc methods (np.add.outer) resolve to their ops; plain attributes (np.add.nin) are constants."""
+        method = ops.ufunc_method(self.fn, name)
+        if method is not None:
+            return NumpyFunctionVar(getattr(self.fn, name), method)
+        value = getattr(self.fn, name, None)
+        if isinstance(value, (int, float, str, bool, type(None))):
+            return ConstVar(value)
+        raise unsupported(BreakCategory.UNSUPPORTED, f"attribute {name!r} of {self.describe()}")
 
     def reconstruct(self, out: Any) -> str:
         return self.source.expr() if self.source is not None else out.constant(self.fn)
@@ -175,6 +189,8 @@ class OpaqueLibraryVar(Var):
             if folded is not None:
                 return folded
         name = getattr(self.value, "__qualname__", getattr(self.value, "__name__", repr(self.value)))
+        if id(self.value) in ops.DATA_DEPENDENT_FUNCTIONS:
+            raise unsupported(BreakCategory.DATA_DEPENDENT, f"np.{name}: its output shape depends on the values")
         raise unsupported(BreakCategory.CALL, f"numpy function {name} has no registered op")
 
     def reconstruct(self, out: Any) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ...graph import ops
 from ...graph.ir import PyScalarSpec
 from .array import ArrayVar
+from ...errors import Unsupported
 from .base import Var, unsupported
 from .const import ConstVar, fold, is_literal
 from .containers import ListVar, SequenceVar
@@ -55,7 +56,8 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
         return a
     if isinstance(a, SequenceVar) and sym in ("+", "*", "+=", "*="):
         return a.binary(frame, sym.rstrip("="), b)
-    if sym in ("==", "!=") and not (_is_array(a) or _is_array(b)):
+    if sym in ("==", "!=") and not (_is_array(a) or _is_array(b)) and _equality_is_identity(a) \
+            and _equality_is_identity(b):
         same = _identity(a, b)
         if same is not None:
             return ConstVar(same if sym == "==" else not same)
@@ -65,6 +67,18 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
         if joined is not None:
             return joined
     raise unsupported(BreakCategory.UNSUPPORTED, f"{a.describe()} {sym} {b.describe()}")
+
+
+def _equality_is_identity(v: Var) -> bool:
+    """True when `v == other` is decided by identity for this value (constants, containers, objects without
+    their own __eq__). An object array's __eq__ compares elementwise: `arr == None` is an array."""
+    if v.is_constant():
+        return True
+    try:
+        t = v.python_type()
+    except Unsupported:
+        return False
+    return t in (list, tuple, dict) or t.__eq__ is object.__eq__
 
 
 def _identity(a: Var, b: Var) -> bool | None:

@@ -1,0 +1,116 @@
+"""NumPy calls answered at capture time from specs, and results NumPy returns as named tuples.
+
+Imports graph.ir/graph.meta and variables.*. `np.shape(x)`, `np.ndim(x)`, `np.size(x, axis)`,
+`np.result_type(...)`, `np.iscomplexobj(x)` and `np.isrealobj(x)` depend only on shapes and dtypes, which
+the capture knows exactly (and guards), so they fold to constants: `int()` or `range()` on the result does
+not break. `NamedResultVar` is a tuple of graph values rebuilt as NumPy's own class (QRResult, SVDResult...).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from ...graph.ir import ArraySpec
+from ...graph.meta import MetaError, as_spec, normalize_axis, probe
+from ..breaks import BreakCategory
+from .array import ArrayVar
+from .base import Var, unsupported
+from .containers import TupleVar, wrap_constant
+
+if TYPE_CHECKING:
+    from ..frame import Frame
+
+
+def _size(a: Any, axis: Any = None) -> int:
+    spec = as_spec(a)
+    return spec.size if axis is None else spec.shape[normalize_axis(axis, spec.ndim)]
+
+
+def _result_type(*arrays_and_dtypes: Any) -> np.dtype:
+    return np.result_type(*(probe(v) for v in arrays_and_dtypes))
+
+
+SPEC_FUNCTIONS: dict[int, Callable[..., Any]] = {
+    id(np.shape): lambda a: as_spec(a).shape,
+    id(np.ndim): lambda a: as_spec(a).ndim,
+    id(np.size): _size,
+    id(np.result_type): _result_type,
+    id(np.iscomplexobj): lambda x: issubclass(as_spec(x).dtype.type, np.complexfloating),
+    id(np.isrealobj): lambda x: not issubclass(as_spec(x).dtype.type, np.complexfloating),
+}
+
+
+def _spec_arg(frame: "Frame", var: Var) -> Any:
+    """An ArraySpec for an array (a NumPy scalar constant included), the value for other constants."""
+    if isinstance(var, ArrayVar):
+        return var.spec
+    if not var.is_constant():
+        raise unsupported(BreakCategory.UNSUPPORTED, f"{var.describe()} is neither an array nor a constant")
+    value = var.as_constant()
+    return ArraySpec.of(value) if isinstance(value, np.generic) else value
+
+
+class SpecFunctionVar(Var):
+    """np.shape & co: evaluated on specs while capturing; the result is a constant."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def describe(self) -> str:
+        return f"function {self.fn.__name__}"
+
+    def is_constant(self) -> bool:
+        return True
+
+    def as_constant(self) -> Any:
+        return self.fn
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        rule = SPEC_FUNCTIONS[id(self.fn)]
+        try:
+            value = rule(*[_spec_arg(frame, a) for a in args], **{k: _spec_arg(frame, v) for k, v in kwargs.items()})
+        except (MetaError, TypeError, ValueError) as e:
+            raise unsupported(BreakCategory.EXCEPTION, f"np.{self.fn.__name__}: {e}") from None
+        return wrap_constant(value)
+
+    def reconstruct(self, out: Any) -> str:
+        return out.constant(self.fn)
+
+
+class NamedResultVar(TupleVar):
+    """A named-tuple result of a NumPy function (`q, r = np.linalg.qr(a)` or `res.Q`): items are graph
+    values; rebuilt outside the graph as `cls(*items)`, so the caller gets NumPy's own type."""
+
+    def __init__(self, items: list[Var], cls: type) -> None:
+        super().__init__(items)
+        self.cls = cls
+
+    def describe(self) -> str:
+        return f"{self.cls.__name__}[{len(self.items)}]"
+
+    def python_type(self) -> type:
+        return self.cls
+
+    def as_constant(self) -> Any:
+        return self.cls(*(i.as_constant() for i in self.items))
+
+    def getattr(self, frame: "Frame", name: str) -> Var:
+        fields = getattr(self.cls, "_fields", ())
+        if name in fields:
+            return self.items[fields.index(name)]
+        raise unsupported(BreakCategory.UNSUPPORTED, f"attribute {name!r} of {self.describe()}")
+
+    def reconstruct(self, out: Any) -> str:
+        return f"{out.constant(self.cls)}({', '.join(i.reconstruct(out) for i in self.items)})"
+
+
+def named_result(result: Var) -> Var:
+    """The recorded result as a NamedResultVar when its op's meta said NumPy returns a named tuple."""
+    if isinstance(result, TupleVar) and result.items and isinstance(result.items[0], ArrayVar):
+        producer = result.items[0].node.args[0] if result.items[0].node.args else None
+        cls = getattr(getattr(producer, "spec", None), "cls", None)
+        if cls is not None:
+            return NamedResultVar(result.items, cls)
+    return result

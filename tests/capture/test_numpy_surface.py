@@ -1,0 +1,149 @@
+"""NumPy's everyday surface (issue 9, item 8): each family captured whole and checked against eager NumPy
+with `check` (results bit for bit, types such as QRResult, exceptions), plus the data-dependent cases that
+must break rather than fail."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+from tests.conftest import check
+
+X = np.linspace(-1.0, 2.0, 12)
+M = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]])
+R = np.arange(12.0).reshape(3, 4) % 5 + 0.5
+
+
+def _one_graph(fn, *args):
+    res = check(fn, *args)
+    assert res.counter.frame_count == 1, res.records
+    assert all(r.reason is None for r in res.records), [r.reason for r in res.records]
+    return res
+
+
+def spec_functions(x, a):
+    n = np.shape(a)[0] + np.ndim(x) + np.size(a, 1) + np.size(x)
+    dt = np.result_type(x, a, 1.5)
+    return x[: int(n) % 7] * 2, dt, np.iscomplexobj(a), np.isrealobj(x), list(range(np.shape(x)[0] // 4))
+
+
+def test_shape_functions_fold_to_constants():
+    _one_graph(spec_functions, X, M)
+
+
+def fft_family(x, a):
+    f = np.fft.fft(x)
+    return (f, np.fft.ifft(f), np.fft.rfft(x, n=16), np.fft.irfft(np.fft.rfft(x)), np.fft.fft2(a),
+            np.fft.fftn(a, s=(4, 2)), np.fft.fftfreq(12, d=0.1), np.fft.rfftfreq(12), np.fft.fftshift(x),
+            np.fft.ifftshift(a, axes=0), np.fft.ifft2(a, norm="ortho"))
+
+
+def test_fft_family():
+    _one_graph(fft_family, X, R)
+
+
+def linalg_family(a, b):
+    c = np.linalg.cholesky(a)
+    qr = np.linalg.qr(b)
+    u, s, vh = np.linalg.svd(b, full_matrices=False)
+    w, v = np.linalg.eigh(a)
+    sign, logdet = np.linalg.slogdet(a)
+    return (c, qr, qr.Q @ qr.R, u * s @ vh, w, v, sign, logdet, np.linalg.svd(a), np.linalg.pinv(b),
+            np.linalg.matrix_power(a, 3), np.linalg.matrix_power(a, -1), np.linalg.solve(a, b[:, 0]),
+            np.linalg.det(a), np.linalg.norm(b, "fro"), np.linalg.eigvalsh(a), np.linalg.qr(b, mode="r"),
+            np.linalg.lstsq(b, a[:, 0], rcond=None))
+
+
+def test_linalg_family_keeps_numpys_result_types():
+    res = _one_graph(linalg_family, M, R)
+    out = res.compiled(M, R)
+    assert type(out[1]) is type(np.linalg.qr(R)) and type(out[8]) is type(np.linalg.svd(M))
+
+
+def not_positive_definite(a):
+    return np.linalg.cholesky(a) * 2
+
+
+def test_a_factorization_failing_on_values_raises_as_eagerly():
+    check(not_positive_definite, -M)
+
+
+def statistics(x, a):
+    h, edges = np.histogram(x, bins=4)
+    h2, _ = np.histogram(x, bins=[-1.0, 0.0, 0.5, 3.0], density=True)
+    return (h, edges, h2, np.cov(a), np.cov(a, rowvar=False, bias=True), np.corrcoef(a), np.corrcoef(x, x ** 2),
+            np.percentile(x, [10, 90]), np.quantile(a, 0.5, axis=1), np.median(a, axis=0), np.median(x),
+            np.percentile(a, 25, method="lower", keepdims=True))
+
+
+def test_statistics():
+    _one_graph(statistics, X, R)
+
+
+def sequences(x, a):
+    return (np.cumsum(x), np.diff(x), np.diff(a, n=2, axis=0), np.diff(x, prepend=0.0),
+            np.convolve(x, x[:3]), np.convolve(x, x[:3], mode="valid"), np.correlate(x, x[:4], "same"),
+            np.interp(x, [0.0, 1.0, 2.0], [1.0, -1.0, 3.0]), np.interp(0.5, [0.0, 1.0], [1.0, 2.0]),
+            np.searchsorted(np.sort(x), [0.0, 1.5]), np.sort(x).searchsorted(0.3, side="right"),
+            np.indices((2, 3)), np.indices((2, 3), sparse=True), np.meshgrid(x[:3], x[:2]),
+            np.meshgrid(x[:3], x[:2], indexing="ij", sparse=True))
+
+
+def test_sequence_helpers():
+    _one_graph(sequences, X, R)
+
+
+def complex_parts(x):
+    z = x * (1 + 2j)
+    return z.real, z.imag, np.real(z), np.imag(x), z.conj(), z.conjugate(), np.conj(z), np.angle(z),
+    np.angle(z, deg=True), x.conj()
+
+
+def test_real_imag_conj_angle():
+    _one_graph(complex_parts, X)
+
+
+def ufunc_methods(x, a, y):
+    np.add.at(y, [0, 2, 2], 1.5)
+    np.negative.at(y, 1)
+    return (np.add.outer(x[:3], x[:4]), np.multiply.outer(a, 2.0), np.add.reduce(a), np.maximum.reduce(a, axis=1),
+            np.add.reduce(a, axis=None, keepdims=True), np.add.accumulate(x), np.multiply.accumulate(a, axis=1),
+            np.add.reduceat(x, [0, 4, 8]), np.minimum.reduceat(a, [0, 2], axis=1), np.add.nin)
+
+
+def test_ufunc_methods_and_at_writes_in_place():
+    _one_graph(ufunc_methods, X, R, np.zeros(4))
+
+
+def unique_then_more(x):
+    u = np.unique(np.round(x))
+    return u * 2
+
+
+def overdetermined_lstsq(a, b):
+    return np.linalg.lstsq(a, b, rcond=None)[0] + 1
+
+
+def real_eig(a):
+    w, v = np.linalg.eig(a)
+    return w + 1, v
+
+
+@pytest.mark.parametrize("fn,args", [(unique_then_more, (X,)), (overdetermined_lstsq, (R.T, X[:4])),
+                                     (real_eig, (M,))])
+def test_data_dependent_results_break_and_stay_correct(fn, args):
+    res = check(fn, *args)
+    reasons = [r.reason for r in res.records if r.reason is not None]
+    assert reasons, "expected a graph break"
+    explained = md.explain(fn)(*args)
+    assert explained.graph_break_count >= 1
+
+
+def test_unique_break_names_the_data_dependent_shape():
+    explained = md.explain(unique_then_more)(X)
+    assert any("depends on the values" in str(r) for r in explained.break_reasons), explained.break_reasons
+
+
+def test_complex_eig_is_captured():
+    _one_graph(real_eig, M.astype(complex))

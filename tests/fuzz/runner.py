@@ -171,6 +171,10 @@ def same(a: Any, b: Any, where: str) -> str | None:
                 kind_f and not np.array_equal(np.signbit(np.real(a)), np.signbit(np.real(b)))):
             return f"{where}: values differ: {b!r}, eager {a!r}"
         return None
+    if isinstance(a, np.random.Generator):      # the stream position is the state of its bit generator
+        return same(a.bit_generator.state, b.bit_generator.state, f"{where}.state")
+    if isinstance(a, np.random.RandomState):
+        return same(a.get_state(legacy=False), b.get_state(legacy=False), f"{where}.state")
     if isinstance(a, (tuple, list)):
         if len(a) != len(b):
             return f"{where}: length {len(b)}, eager {len(a)}: {b!r}, eager {a!r}"

@@ -25,6 +25,7 @@ from . import meta_decomp as DEC
 from . import meta_fft as FFT
 from . import meta_index as X
 from . import meta_linalg as L
+from . import meta_random as RND
 from . import meta_reduce as R
 from . import meta_seq as SEQ
 from . import meta_shape as S
@@ -285,6 +286,26 @@ def ufunc_method(uf: Any, method: str) -> OpDef | None:
     if not isinstance(uf, np.ufunc):
         return None
     return UFUNC_METHODS.get((uf.__name__, method))
+
+
+# ---- the legacy global random functions: ops "random.<name>", flagged random (never folded, merged,
+# dropped or reordered); graphs holding them save and restore the global RNG state if they raise -----------
+for _name in RND.DRAWS:
+    _op(f"random.{_name}", getattr(np.random, _name), RND.draw_meta(_name), functions=(getattr(np.random, _name),),
+        random=True)
+for _name in RND.DIMS_DRAWS:
+    _op(f"random.{_name}", getattr(np.random, _name), RND.dims_meta(_name), functions=(getattr(np.random, _name),),
+        random=True)
+for _name, _meta in (("randint", RND.randint_meta), ("choice", RND.choice_meta),
+                     ("permutation", RND.permutation_meta)):
+    _op(f"random.{_name}", getattr(np.random, _name), _meta, functions=(getattr(np.random, _name),), random=True)
+_op("random.shuffle", np.random.shuffle, RND.shuffle_meta, functions=(np.random.shuffle,), random=True,
+    mutates=(0,))
+
+
+def uses_global_rng(node_op: str) -> bool:
+    """True for an op that draws from NumPy's global RandomState."""
+    return node_op.startswith("random.")
 
 
 # Functions whose output shape depends on the values (np.unique, np.nonzero, ...): a call is a graph break

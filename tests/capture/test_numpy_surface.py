@@ -147,3 +147,79 @@ def test_unique_break_names_the_data_dependent_shape():
 
 def test_complex_eig_is_captured():
     _one_graph(real_eig, M.astype(complex))
+
+
+# ---- the legacy global random functions: ordered stateful ops -------------------------------------------
+
+def draws(x, a):
+    noise = np.random.normal(0.0, 0.1, size=x.shape)
+    u = np.random.rand(*x.shape)
+    np.random.rand(2)                   # an unused draw still consumes the stream
+    k = np.random.randint(0, 5, size=4)
+    perm = np.random.permutation(x.shape[0])
+    pick = np.random.choice(5, 3, replace=False)
+    y = x + noise * u
+    np.random.shuffle(y)
+    return y, k, perm, pick, np.linalg.inv(a)     # inv raises for a singular `a` after the draws
+
+
+def draws_in_a_long_loop(x, steps):
+    for _ in range(steps):
+        x = x + np.random.standard_normal(x.shape) * 0.01
+        if x.sum() > 1e6:
+            break
+    return x
+
+
+def _eager_and_compiled(fn, *args):
+    """Run fn eagerly and compiled from the same seed: results (or exception types) and the global RNG
+    state after the call must be identical."""
+    cfn = md.compile(fn, options={"suppress_errors": False})
+    outcomes = []
+    for f in (fn, cfn):
+        np.random.seed(1234)
+        try:
+            out, exc = f(*[a.copy() if isinstance(a, np.ndarray) else a for a in args]), None
+        except Exception as e:      # compared by type below
+            out, exc = None, type(e)
+        st = np.random.get_state(legacy=False)
+        outcomes.append((out, exc, (st["state"]["key"].copy(), st["state"]["pos"], st["has_gauss"], st["gauss"])))
+    (e_out, e_exc, e_state), (c_out, c_exc, c_state) = outcomes
+    assert e_exc is c_exc
+    assert np.array_equal(e_state[0], c_state[0]) and e_state[1:] == c_state[1:], \
+        "the global RNG stream was consumed differently"
+    if e_exc is None:
+        for e, c in zip(e_out if isinstance(e_out, tuple) else (e_out,), c_out if isinstance(c_out, tuple) else (c_out,)):
+            assert np.array_equal(e, c)
+    return cfn
+
+
+def test_random_draws_are_ordered_graph_ops_and_the_stream_matches():
+    cfn = _eager_and_compiled(draws, np.ones((4, 2)), np.eye(3))
+    explained = md.explain(draws)(np.ones((4, 2)), np.eye(3))
+    assert explained.graph_count == 1 and explained.graph_break_count == 0
+    names = [n.op for n in explained.graphs[0].nodes if n.op.startswith("random.")]
+    assert names == ["random.normal", "random.rand", "random.rand", "random.randint", "random.permutation",
+                     "random.choice", "random.shuffle"]
+    assert cfn is not None
+
+
+def draws_then_invert(x, a):
+    return x + np.random.normal(size=x.shape), np.linalg.inv(a)
+
+
+@pytest.mark.parametrize("fn", [draws, draws_then_invert])
+def test_a_graph_raising_after_draws_reruns_eagerly_from_the_saved_state(fn):
+    # draws_then_invert's graph writes nothing, so its exception re-runs the function eagerly: the global
+    # state must be restored first (draws raises straight out of the graph, as eagerly)
+    _eager_and_compiled(fn, np.ones((4, 2)), np.zeros((3, 3)))
+
+
+def test_draws_in_a_driven_loop():
+    _eager_and_compiled(draws_in_a_long_loop, np.zeros(3), 150)
+
+
+def test_a_draw_without_size_breaks():
+    def scalar_draw(x):
+        return x * np.random.rand()
+    _eager_and_compiled(scalar_draw, np.ones(3))

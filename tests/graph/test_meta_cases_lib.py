@@ -184,6 +184,32 @@ def ufunc_method_case(draw, uf: np.ufunc, method: str):
     return (x, idx, draw(st.one_of(pyscalars, arrays(shape_st=small_shapes)))), {}
 
 
+# ---- the legacy global random functions ------------------------------------------------------------------
+
+sizes = st.one_of(st.none(), st.integers(-1, 3), st.lists(st.integers(0, 3), max_size=3).map(tuple))
+
+
+@st.composite
+def random_case(draw, name: str):
+    from minidynamo.graph.meta_random import DRAWS
+    if name in ("rand", "randn"):
+        return tuple(draw(st.lists(st.integers(-1, 3), max_size=3))), {}
+    if name == "randint":
+        return (draw(st.integers(-2, 3)),), draw(optional(high=st.sampled_from([None, 5, 10]), size=sizes,
+                                                          dtype=st.sampled_from([int, np.int8, np.uint16])))
+    if name == "choice":
+        a = draw(st.one_of(st.integers(0, 4), arrays(shape=draw(st.sampled_from([(3,), (0,), (2, 2)]))),
+                           st.just([1.5, 2.5])))
+        return (a,), draw(optional(size=sizes, replace=st.booleans()))
+    if name == "permutation":
+        return (draw(st.one_of(st.integers(-1, 4), arrays(shape_st=small_shapes))),), {}
+    if name == "shuffle":
+        return (draw(arrays(scalar_ok=False)),), {}
+    params = {k: st.one_of(st.sampled_from([0.5, 1, 2.0, -1.0]), arrays(shape_st=small_shapes, dtype=np.float64))
+              for k in DRAWS[name]}
+    return (), draw(optional(size=sizes, **params))
+
+
 LIB_CASES = {f"fft.{name}": fft_case(name) for name in (
     "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2",
     "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift")}
@@ -198,5 +224,7 @@ LIB_CASES.update({"cov": cov_case("cov"), "corrcoef": cov_case("corrcoef"), "med
                   "sort": sort_case(), "argsort": sort_case()})
 LIB_CASES.update({op.name: ufunc_method_case(op.impl.__self__, method)
                   for (_, method), op in ops.UFUNC_METHODS.items()})
+LIB_CASES.update({op.name: random_case(op.name.split(".", 1)[1]) for op in ops.REGISTRY.values()
+                  if op.name.startswith("random.")})
 # Ufunc methods share five rules over ~100 ufuncs: a few examples each cover them.
 LIB_EXAMPLES = {op.name: 6 for op in ops.UFUNC_METHODS.values()}

@@ -55,7 +55,8 @@ def render(models: list[Model], results: dict[str, dict[str, Outcome]], quick: b
             f"NumPy (same shapes and dtypes, values within rtol 1e-6); {sum(m.other is not None for m in models)} "
             "branchy models are also checked on inputs that take the other branch. For `trace`, a model counts "
             "as one graph; for `LazyRunner`, graphs are the flushes it ran; for `compile`, graphs and breaks "
-            "are what `explain()` reports for the first call.", "", "## Per model", ""]
+            "are what `explain()` reports for the first call.", "", *real_code_section(models, results),
+            "## Per model", ""]
     grid = []
     for m in models:
         cells = []
@@ -73,6 +74,23 @@ def render(models: list[Model], results: dict[str, dict[str, Outcome]], quick: b
     text.append(table(["model", "front end", "error or mismatch"], why) if why else "none")
     write("table1", "Table 1: capture front ends on the corpus", "\n".join(text), quick)
     return text[0]
+
+
+def real_code_section(models: list[Model], results: dict[str, dict[str, Outcome]]) -> list[str]:
+    """`compile` on the real-code models (benchmarks/corpus/real_code.py, issue 9): correct, graphs per
+    model, and the shares of models with no break and with no graph at all."""
+    real = [m for m in models if m.name.startswith("rc_")]
+    if not real:
+        return []
+    outs = [results[m.name]["compile"] for m in real]
+    n = len(outs)
+    correct = sum(o.captured and o.equal for o in outs)
+    zero_break = sum(o.captured and o.breaks == 0 and o.graphs <= 1 for o in outs)
+    no_graph = [m.name for m, o in zip(real, outs) if o.graphs == 0]
+    row = [f"{correct}/{n}", f"{sum(o.graphs for o in outs) / n:.2f}", f"{zero_break}/{n} ({100 * zero_break / n:.0f}%)",
+           f"{len(no_graph)}/{n}" + (f" ({', '.join(no_graph)})" if no_graph else "")]
+    return ["## Real-code section (`compile`)", "",
+            table(["models correct", "graphs per model", "no graph break", "no graph at all"], [row]), ""]
 
 
 def main(quick: bool) -> dict[str, dict]:

@@ -204,3 +204,17 @@ def _sorting(fn: Any) -> Any:
 
 sort_meta = _sorting(np.sort)
 argsort_meta = _sorting(np.argsort)
+
+
+def diag_meta(v: Any, k: Any = 0) -> ArraySpec:
+    """np.diag: a 1-d v becomes a square (n+|k|) matrix; a 2-d v gives its k-th diagonal."""
+    x = as_spec(v)
+    k = _index(k, "diag: k")
+    if x.ndim == 1:
+        n = x.shape[0] + abs(k)
+        return ArraySpec((n, n), x.dtype)
+    if x.ndim != 2:
+        raise MetaError("diag: Input must be 1- or 2-d.")
+    rows, cols = x.shape
+    length = min(rows, cols - k) if k >= 0 else min(rows + k, cols)
+    return ArraySpec((max(length, 0),), x.dtype)

@@ -255,7 +255,7 @@ for _name, _meta, _methods in (
         ("interp", SEQ.interp_meta, ()), ("searchsorted", SEQ.searchsorted_meta, ("searchsorted",)),
         ("indices", SEQ.indices_meta, ()), ("meshgrid", SEQ.meshgrid_meta, ()), ("angle", SEQ.angle_meta, ()),
         ("real", SEQ.real_meta, ()), ("imag", SEQ.imag_meta, ()), ("sort", SEQ.sort_meta, ()),
-        ("argsort", SEQ.argsort_meta, ("argsort",))):
+        ("argsort", SEQ.argsort_meta, ("argsort",)), ("diag", SEQ.diag_meta, ())):
     _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),), methods=_methods)
 
 

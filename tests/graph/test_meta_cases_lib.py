@@ -158,6 +158,11 @@ def sort_case(draw):
                                kind=st.sampled_from([None, "stable", "quicksort"])))
 
 
+@st.composite
+def diag_case(draw):
+    return (draw(arrays(shape_st=small_shapes)),), draw(optional(k=st.integers(-3, 3)))
+
+
 # ---- ufunc methods --------------------------------------------------------------------------------------
 
 @st.composite
@@ -221,7 +226,7 @@ LIB_CASES.update({"cov": cov_case("cov"), "corrcoef": cov_case("corrcoef"), "med
                   "correlate": sliding_case(), "interp": interp_case(), "searchsorted": searchsorted_case(),
                   "indices": indices_case(), "meshgrid": meshgrid_case(), "angle": component_case("angle"),
                   "real": component_case("real"), "imag": component_case("imag"),
-                  "sort": sort_case(), "argsort": sort_case()})
+                  "sort": sort_case(), "argsort": sort_case(), "diag": diag_case()})
 LIB_CASES.update({op.name: ufunc_method_case(op.impl.__self__, method)
                   for (_, method), op in ops.UFUNC_METHODS.items()})
 LIB_CASES.update({op.name: random_case(op.name.split(".", 1)[1]) for op in ops.REGISTRY.values()

@@ -247,6 +247,11 @@ def gram_schmidt(a):
     return q, r
 
 
+def tall(size, seed):
+    d = DIMS[size][1]
+    return (_rng(seed, 8).standard_normal((d, d // 2)),)     # independent columns: a stable basis
+
+
 def triangular_scale(c, beta=0.9):
     for i in range(c.shape[0]):
         c[i, :i + 1] *= beta
@@ -423,7 +428,7 @@ MODELS = [
     Model("rc_seidel_2d", seidel_2d, grid_only, "real code: Seidel stencil over t and i"),
     Model("rc_lu_inplace", lu_inplace, small_spd, "real code: LU factorization loops"),
     Model("rc_cholesky_loops", cholesky_loops, small_spd, "real code: Cholesky factorization loops"),
-    Model("rc_gram_schmidt", gram_schmidt, x_only, "real code: Gram-Schmidt loops"),
+    Model("rc_gram_schmidt", gram_schmidt, tall, "real code: Gram-Schmidt loops"),
     Model("rc_triangular_scale", triangular_scale, spd_only, "real code: C[i, :i+1] *= beta"),
     Model("rc_conv_pixels", conv_output_pixels, img_and_kernel, "real code: convolution over output pixels"),
     Model("rc_fft_lowpass", fft_lowpass, x_only, "real code: rfft low-pass filter"),

@@ -22,7 +22,8 @@ jax = pytest.importorskip("jax", reason=INSTALL_HINT)
 import minidynamo as md                                          # noqa: E402
 from minidynamo.backends.jax_lowering import jax_backend         # noqa: E402
 
-RTOL = {np.dtype(np.float64): 1e-12, np.dtype(np.float32): 1e-5}
+RTOL = {np.dtype(np.float64): 1e-12, np.dtype(np.float32): 1e-5, np.dtype(np.complex128): 1e-12,
+        np.dtype(np.complex64): 1e-5}
 
 
 class Recorder:

@@ -166,6 +166,8 @@ def _abstract(node: Node) -> Any:
     spec = node.spec
     if isinstance(spec, PyScalarSpec):
         return jax.ShapeDtypeStruct((), np.dtype(spec.type), weak_type=True)
+    if isinstance(spec, tuple):     # several results of a NumPy op (np.histogram, np.linalg.svd)
+        raise NotLowerable("an input holding several results is not an array", node)
     return jax.ShapeDtypeStruct(spec.shape, spec.dtype)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..graph.ir import MethodCall, Node, PyScalarSpec
 from ..graph.ops import INPLACE_NAMES, REGISTRY
+from .lowering import numpy_surface_not_lowered
 
 _REDUCE = frozenset({"axis", "keepdims", "dtype"})
 
@@ -115,6 +116,7 @@ NOT_LOWERED: dict[str, str] = {
     "pad": "dask.array.pad supports only some of NumPy's modes",
     "copy": "np.copy of a dask array returns an ndarray (the method x.copy() lowers)",
     **{n: "writes into its left operand in place; a dask array is rebuilt instead" for n in INPLACE_NAMES},
+    **numpy_surface_not_lowered(REGISTRY),     # NumPy's everyday surface (issue 9)
 }
 # gufuncs other than matmul have no blockwise dask form.
 _GUFUNCS_KEPT = frozenset({"matmul"})

@@ -259,3 +259,25 @@ def _chain(plan: LoweringPlan, compiled: list[Callable[..., tuple]]) -> Callable
 
     run.__name__ = f"lowered_{graph.name}"
     return run
+
+
+def numpy_surface_not_lowered(registry: dict) -> dict[str, str]:
+    """Reasons an engine leaves NumPy's everyday surface (issue 9) to NumPy: ufunc methods, numpy.fft, the
+    global random draws, linalg factorizations, statistics and sequence helpers."""
+    reasons: dict[str, str] = {}
+    for name in registry:
+        if "." in name and name.rsplit(".", 1)[1] in ("outer", "reduce", "accumulate", "reduceat", "at"):
+            reasons[name] = "a ufunc method (outer/reduce/accumulate/reduceat/at): runs as NumPy"
+        elif name.startswith("fft."):
+            reasons[name] = "pocketfft's exact rounding is not reproduced by the engine's FFT"
+        elif name.startswith("random."):
+            reasons[name] = "draws from NumPy's global RandomState, whose stream the engine does not reproduce"
+    for name in ("cholesky", "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "pinv",
+                 "matrix_power", "lstsq"):
+        reasons[name] = "NumPy raises LinAlgError on bad values and returns LAPACK's exact results and types"
+    for name in ("cov", "corrcoef", "median", "percentile", "quantile", "histogram", "diff", "convolve",
+                 "correlate", "interp", "searchsorted", "indices", "meshgrid", "angle", "real", "imag", "sort",
+                 "argsort", "diag"):
+        reasons[name] = "not lowered yet: runs as NumPy (issue 9 registered it for capture, not for engines)"
+    return reasons
+

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 from ...graph.ir import ArraySpec, Node, iter_nodes
 from ...graph.ops import INPLACE_NAMES, REGISTRY
 from ..aliasing import alias_refusals
-from ..lowering import LoweringTable, OpRule
+from ..lowering import LoweringTable, OpRule, numpy_surface_not_lowered
 from . import indexing, ufuncs
 
 NOT_LOWERED: dict[str, str] = {
@@ -28,6 +28,7 @@ NOT_LOWERED: dict[str, str] = {
     "empty": "uninitialized memory: its contents are whatever NumPy's allocator hands out",
     "empty_like": "uninitialized memory: its contents are whatever NumPy's allocator hands out",
     **ufuncs.NOT_LOWERED,
+    **numpy_surface_not_lowered(REGISTRY),
 }
 _DTYPES = {np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                  np.uint32, np.uint64, np.float32, np.float64)}

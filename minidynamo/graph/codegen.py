@@ -1,4 +1,4 @@
-"""Graph -> Python source of one straight-line function, exec'd under a linecache-registered filename.
+"""Graph -> Python source of one function (straight-line, plus a real `if`/`while` per cond / while_loop node), exec'd under a linecache-registered filename.
 
 Imports graph.ir only. `generate(graph)` returns the source and the globals it needs; `compile_graph(graph)`
 execs it and returns the function. The function calls the very callables the nodes hold, in node order,
@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import control
 from .ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes
 
 BINARY_INFIX: dict[Callable, str] = {
@@ -76,15 +77,26 @@ class _Emitter:
         self.graph = graph
         self.locals = _Namer()
         self.names: dict[Node, str] = {}
+        self.carried: dict[Node, list[str]] = {}
         for node in graph.nodes:
             if node.op == INPUT:
                 self.names[node] = self.locals.fresh(node.name)
-        for node in graph.nodes:
-            if node.op != INPUT and node.op != CONST:
-                self.names[node] = self.locals.fresh("t" + node.name.lstrip("%"))
+        self._name_calls(graph)
         self.globals_namer = _Namer(self.locals.taken)
         self.globals: dict[str, Any] = {}
         self._by_id: dict[int, str] = {}
+
+    def _name_calls(self, graph: Graph) -> None:
+        """Local names for every call node, also those inside cond / while_loop subgraphs (one namespace:
+        the arms are blocks of the same function)."""
+        for node in graph.nodes:
+            if node.is_call:
+                self.names[node] = self.locals.fresh("t" + node.name.lstrip("%"))
+                if node.op == control.WHILE_LOOP:    # the loop's carried variables, reassigned each iteration
+                    self.carried[node] = [self.locals.fresh(f"{self.names[node]}_c{i}")
+                                          for i in range(len(node.args))]
+                for _, sub in control.subgraphs(node):
+                    self._name_calls(sub)
 
     # ---- names of outside objects ------------------------------------------------------------------
     def bind(self, value: Any, preferred: str) -> str:
@@ -191,10 +203,8 @@ class _Emitter:
         # whenever t0 is immutable (a NumPy scalar), and later readers of t0 must see the old value.
         return [f"{name} = {self.call_text(node)}"]
 
-    def render(self) -> tuple[str, str]:
-        graph = self.graph
-        fn_name = self.globals_namer.fresh(graph.name)
-        params = ", ".join(self.names[n] for n in graph.nodes if n.op == INPUT)
+    def block(self, graph: Graph) -> list[str]:
+        """The statements computing `graph`'s nodes (its inputs already named), without the return."""
         used = {id(a) for n in graph.nodes for a in n.inputs()} | {id(o) for o in iter_nodes(graph.outputs)}
         # Free each intermediate right after its last reader, as eager Python does when a temporary's
         # refcount drops: a graph that kept all of them alive until `return` would run far slower than eager
@@ -212,11 +222,46 @@ class _Emitter:
         body: list[str] = []
         for node in graph.nodes:
             if node.is_call:
-                body += self.statements(node, id(node) in used)
+                if control.is_control(node):
+                    body += self.control_statements(node)
+                else:
+                    body += self.statements(node, id(node) in used)
                 if id(node) in dying:
                     body.append("del " + ", ".join(sorted(set(dying[id(node)]))))
-        outs = [self.expr(o) for o in graph.outputs]
-        body.append("return (" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")")
+        return body
+
+    def tuple_text(self, values: list) -> str:
+        texts = [self.expr(v) for v in values]
+        return "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
+
+    def control_statements(self, node: Node) -> list[str]:
+        """A real `if`/`else` or `while`, so only the taken arm runs, exactly as in eager Python."""
+        name, target = self.names[node], node.target
+        if node.op == control.COND:
+            lines = [f"if {self.expr(node.args[0])}:"]
+            for label, sub in target.subgraphs:
+                for inp, operand in zip(sub.inputs, node.args[1:]):
+                    self.names[inp] = self.expr(operand)
+                arm = self.block(sub) + [f"{name} = {self.tuple_text(sub.outputs)}"]
+                lines += (["else:"] if label == "false" else []) + [f"    {line}" for line in arm]
+            return lines
+        carried = self.carried[node]
+        for sub in (target.cond_graph, target.body_graph):
+            for inp, var in zip(sub.inputs, carried):
+                self.names[inp] = var
+        assign = (lambda values: [f"{', '.join(carried)}, = {self.tuple_text(values)}"] if carried else [])
+        test = self.expr(target.cond_graph.outputs[0])
+        loop = self.block(target.cond_graph) + [f"if not {test}:", "    break"]
+        loop += self.block(target.body_graph) + assign(target.body_graph.outputs)
+        return assign(list(node.args)) + ["while True:"] + [f"    {line}" for line in loop] + \
+            [f"{name} = ({''.join(c + ', ' for c in carried)})"]
+
+    def render(self) -> tuple[str, str]:
+        graph = self.graph
+        fn_name = self.globals_namer.fresh(graph.name)
+        params = ", ".join(self.names[n] for n in graph.nodes if n.op == INPUT)
+        body = self.block(graph)
+        body.append("return " + self.tuple_text(graph.outputs))
         return fn_name, f"def {fn_name}({params}):\n" + "".join(f"    {line}\n" for line in body)
 
 

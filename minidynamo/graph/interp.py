@@ -7,6 +7,7 @@ class both use, with one hook per node kind so a subclass can change how ops run
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -96,6 +97,25 @@ class Interpreter:
         if hook is not None:
             return hook(node, args, kwargs)
         return node.target(*args, **kwargs)
+
+    def op_cond(self, node: Node, args: tuple, kwargs: dict) -> tuple:
+        """`cond(pred, *operands)`: bool(pred) once, then only the chosen arm, by this same interpreter."""
+        target = node.target
+        return self.run_subgraph(target.true_graph if args[0] else target.false_graph, args[1:])
+
+    def op_while_loop(self, node: Node, args: tuple, kwargs: dict) -> tuple:
+        """`while_loop(*carried)`: the body runs while the condition's one output is true (maybe never)."""
+        target, carried = node.target, tuple(args)
+        while self.run_subgraph(target.cond_graph, carried)[0]:
+            carried = self.run_subgraph(target.body_graph, carried)
+        return carried
+
+    def run_subgraph(self, graph: Graph, values: tuple) -> tuple:
+        """Run a subgraph with a shallow copy of this interpreter, so a subclass's hooks (and its state,
+        such as a list of calls) apply inside arms and loop bodies too."""
+        child = copy.copy(self)
+        child.graph, child.check = graph, False
+        return child.run(values)
 
     # ---- driver ----------------------------------------------------------------------------------
     def run(self, inputs: Sequence[Any] | Mapping[str, Any]) -> tuple:

@@ -14,6 +14,7 @@ Grammar (what `str(graph)` prints)::
               | "(" spec,* ")" | "None"               -- several results (split) / a mutation's None
     dim     ::= int | sym                              -- sym: `s0`, `8*s0`, `s0 + s1`, `(s0//2)` (symbolic.py)
 
+A call node may hold subgraphs (`cond`, `while_loop`: graph/control.py); they print nested under it.
 A node is one of four kinds, told apart by `op`: "input" (a graph argument), "const" (a captured array, kept
 in `node.value`), anything else is a call of a registered op (`node.target` is the callable, normally the
 NumPy function of that name). Scalars (ints, floats, slices, tuples of them) appear inline in `args`.
@@ -339,16 +340,31 @@ class Graph:
                 raise ValueError(f"{n.name} = {n.op}(...) has no target")
             if n.op == CONST and n.spec is not None and not n.spec.matches(n.value):
                 raise ValueError(f"const {n.name}: spec {n.spec} does not match its value")
+            check = getattr(n.target, "check_node", None) if n.is_call else None
+            if check is not None:       # a cond / while_loop node checks its subgraphs (graph/control.py)
+                check(n)
             seen.add(id(n))
         for o in iter_nodes(self.outputs):
             if id(o) not in seen:
                 raise ValueError(f"output {o.name} is not a node of this graph")
 
+    def body_lines(self, indent: str = "  ") -> list[str]:
+        """The listing without its header; a node holding subgraphs (cond, while_loop) prints them nested
+        under it, one level deeper, like a jaxpr."""
+        lines = []
+        for n in self.nodes:
+            if n.op == INPUT:
+                continue
+            lines.append(f"{indent}{n}")
+            nested = getattr(n.target, "subgraphs", None) if n.is_call else None
+            for label, g in nested or ():
+                lines.append(f"{indent}  {label}(" + ", ".join(str(i) for i in g.inputs) + "):")
+                lines += g.body_lines(indent + "    ")
+        lines.append(f"{indent}return (" + ", ".join(format_arg(o) for o in self.outputs) + ")")
+        return lines
+
     def __str__(self) -> str:
         header = ", ".join(str(n) for n in self.inputs)
-        lines = [f"graph {self.name}({header}):"]
-        lines += [f"  {n}" for n in self.nodes if n.op != INPUT]
-        lines.append("  return (" + ", ".join(format_arg(o) for o in self.outputs) + ")")
-        return "\n".join(lines)
+        return "\n".join([f"graph {self.name}({header}):"] + self.body_lines())
 
     __repr__ = __str__

@@ -4,6 +4,8 @@ Imports graph.ir and graph.ops. Each pass returns a new Graph and leaves its arg
 removes, merges or moves an impure node (one that writes an argument or draws random numbers); `is_impure`
 says which nodes those are. Because pure ops such as `x[1:]` or `x.reshape(...)` may return views, a
 value is also protected when it may alias an output or an argument some impure node writes (`_escaping`).
+Every pass also rewrites the subgraphs of cond / while_loop nodes (each is a graph with explicit inputs, so
+nothing is merged or folded across an arm's boundary), and DCE never drops an op inside one that can raise.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
+from . import control, ops
 from .ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes, map_nodes
 
 # Targets that write their first argument; capture front ends use them for `x[i] = v` and `x += y`.
@@ -46,6 +48,8 @@ def is_impure(node: Node) -> bool:
     """
     if not node.is_call:
         return False
+    if control.is_control(node):    # cond / while_loop: impure when anything in a subgraph is
+        return any(is_impure(n) for _, g in control.subgraphs(node) for n in g.nodes)
     target = node.target
     opdef = ops.REGISTRY.get(node.op)
     if opdef is not None and not opdef.pure:
@@ -115,8 +119,9 @@ def _escaping(graph: Graph) -> tuple[set[int], set[int]]:
 class _Copier:
     """Copies nodes into a fresh graph, remapping arguments through `self.env`."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, nested: Any = None) -> None:
         self.old = graph
+        self.nested = nested        # the same pass, applied to the subgraphs of cond / while_loop nodes
         self.new = Graph(graph.name)
         self.new.guards = list(graph.guards)
         self.env: dict[Node, Any] = {}
@@ -129,7 +134,10 @@ class _Copier:
         else:
             args = map_nodes(node.args, self.env.__getitem__)
             kwargs = map_nodes(node.kwargs, self.env.__getitem__)
-            new = self.new.call(node.op, node.target, args, kwargs, spec=node.spec)
+            target = node.target
+            if control.is_control(node) and self.nested is not None:
+                target = target.replace([self.nested(g) for _, g in control.subgraphs(node)])
+            new = self.new.call(node.op, target, args, kwargs, spec=node.spec)
         new.meta.update(node.meta)
         self.env[node] = new
         return new
@@ -139,19 +147,37 @@ class _Copier:
         return self.new
 
 
-def dce(graph: Graph) -> Graph:
-    """Drop pure calls and constants that no output and no impure node needs; inputs always stay."""
+def dce(graph: Graph, *, nested: bool = False) -> Graph:
+    """Drop pure calls and constants that no output and no impure node needs; inputs always stay.
+
+    Inside the subgraphs of cond / while_loop nodes (`nested`) only what cannot raise is dropped (constants,
+    projections of a tuple result): an arm runs only when taken, so an op that raises there is behaviour,
+    not dead code. A control-flow node itself is dropped only when nothing in it is impure or can raise.
+    """
     live: set[int] = {id(n) for n in iter_nodes(graph.outputs)}
     for node in reversed(graph.nodes):
-        if node.op == INPUT or is_impure(node):
+        if node.op == INPUT or is_impure(node) or (nested and not _cannot_raise(node)) \
+                or (control.is_control(node) and not _cannot_raise(node)):
             live.add(id(node))
         if id(node) in live:
             live.update(id(a) for a in node.inputs())
-    copier = _Copier(graph)
+    copier = _Copier(graph, lambda g: dce(g, nested=True))
     for node in graph.nodes:
         if id(node) in live:
             copier.copy(node)
     return copier.finish()
+
+
+def _cannot_raise(node: Node) -> bool:
+    """Nodes whose evaluation never raises: inputs, constants, `getitem(t, i)` reading one result of a
+    node with several (a tuple), and control-flow nodes made only of such nodes."""
+    if not node.is_call:
+        return True
+    if control.is_control(node):
+        return all(_cannot_raise(n) for _, g in control.subgraphs(node) for n in g.nodes)
+    return (node.target is operator.getitem and len(node.args) == 2 and isinstance(node.args[0], Node)
+            and isinstance(node.args[0].spec, tuple) and type(node.args[1]) is int
+            and 0 <= node.args[1] < len(node.args[0].spec))
 
 
 def _key(node: Node, env: dict[Node, Any]) -> Any:
@@ -207,7 +233,7 @@ def cse(graph: Graph) -> Graph:
     that were distinct objects stay distinct.
     """
     to_output, written = _escaping(graph)
-    copier = _Copier(graph)
+    copier = _Copier(graph, cse)
     seen: dict[Any, Node] = {}
     epoch = 0
     for node in graph.nodes:
@@ -235,9 +261,10 @@ def const_fold(graph: Graph, max_bytes: int = 1 << 20) -> Graph:
     NumPy scalar or exceed `max_bytes`, and calls that raise or warn (so the error happens at run time).
     """
     to_output, written = _escaping(graph)
-    copier = _Copier(graph)
+    copier = _Copier(graph, lambda g: const_fold(g, max_bytes))
     for node in graph.nodes:
-        foldable = (node.is_call and not is_impure(node) and id(node) not in to_output
+        foldable = (node.is_call and not is_impure(node) and not control.is_control(node)
+                    and id(node) not in to_output
                     and id(node) not in written
                     and all(copier.env[a].op == CONST and id(a) not in written for a in node.inputs()))
         value = _evaluate(node, copier.env, max_bytes) if foldable else _NOT_FOLDED

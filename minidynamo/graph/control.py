@@ -1,0 +1,189 @@
+"""Higher-order nodes: `cond` and `while_loop`, calls whose target holds subgraphs (like jaxpr's cond/while).
+
+Imports graph.ir (and graph.interp lazily, when a target is called directly). Every front end builds them
+through `add_cond` / `add_while_loop`, which check the specs and return the node; each result is then read
+with `getitem(node, i)` projections, as for any op with several results::
+
+    %2 = cond(%1, x, w)  # (f64[4,8],)          node.args = (pred, *operands)
+      true(a0: f64[4,8], a1: f64[4,8]):           node.target.true_graph: inputs = operands
+        %0 = tanh(a0)  # f64[4,8]
+        return (%0)
+      false(a0: f64[4,8], a1: f64[4,8]):          node.target.false_graph: same inputs, same output specs
+        return (a1)
+    %3 = getitem(%2, 0)  # f64[4,8]
+
+    %5 = while_loop(v, n)  # (f64[8], i64)       node.args = carried values (initial)
+      cond(c0: f64[8], c1: i64):                  node.target.cond_graph: carried -> (pred,)
+        ...
+      body(c0: f64[8], c1: i64):                  node.target.body_graph: carried -> carried (same specs)
+        ...
+
+Semantics are Python's: `cond` evaluates `bool(pred)` once and runs only the chosen arm; `while_loop`
+evaluates `bool(cond_graph(*carried)[0])` before each iteration and runs the body while it is true (zero
+times when it is false at once). Subgraphs see only their inputs (no free variables), so every backend can
+lower them on their own. The targets are callable (they run the subgraphs with the reference interpreter),
+so a backend that knows nothing of control flow still runs them correctly, just without compiling arms.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .ir import ArraySpec, Graph, Node, PyScalarSpec, Spec, format_spec
+
+COND = "cond"
+WHILE_LOOP = "while_loop"
+
+
+def _run(graph: Graph, values: Iterable[Any]) -> tuple:
+    from .interp import run_unchecked
+    return run_unchecked(graph, tuple(values))
+
+
+class CondOp:
+    """Target of a `cond` node: `CondOp(t, f)(pred, *operands)` runs t or f on the operands."""
+
+    __slots__ = ("true_graph", "false_graph")
+    __module__ = __name__
+
+    def __init__(self, true_graph: Graph, false_graph: Graph) -> None:
+        self.true_graph, self.false_graph = true_graph, false_graph
+
+    @property
+    def subgraphs(self) -> tuple[tuple[str, Graph], ...]:
+        return (("true", self.true_graph), ("false", self.false_graph))
+
+    def replace(self, graphs: list[Graph]) -> "CondOp":
+        return CondOp(*graphs)
+
+    def __call__(self, pred: Any, *operands: Any) -> tuple:
+        return _run(self.true_graph if pred else self.false_graph, operands)
+
+    def check_node(self, node: Node) -> None:
+        check_cond(node)
+
+    def __repr__(self) -> str:
+        return "cond"
+
+
+class WhileOp:
+    """Target of a `while_loop` node: `WhileOp(c, b)(*carried)` runs b while c's single output is true."""
+
+    __slots__ = ("cond_graph", "body_graph")
+    __module__ = __name__
+
+    def __init__(self, cond_graph: Graph, body_graph: Graph) -> None:
+        self.cond_graph, self.body_graph = cond_graph, body_graph
+
+    @property
+    def subgraphs(self) -> tuple[tuple[str, Graph], ...]:
+        return (("cond", self.cond_graph), ("body", self.body_graph))
+
+    def replace(self, graphs: list[Graph]) -> "WhileOp":
+        return WhileOp(*graphs)
+
+    def __call__(self, *carried: Any) -> tuple:
+        while _run(self.cond_graph, carried)[0]:
+            carried = _run(self.body_graph, carried)
+        return tuple(carried)
+
+    def check_node(self, node: Node) -> None:
+        check_while(node)
+
+    def __repr__(self) -> str:
+        return "while_loop"
+
+
+def subgraphs(node: Node) -> tuple[tuple[str, Graph], ...]:
+    """(label, graph) pairs of a control-flow node; () for every other node."""
+    return getattr(node.target, "subgraphs", ()) if node.op in (COND, WHILE_LOOP) else ()
+
+
+def is_control(node: Node) -> bool:
+    return node.op in (COND, WHILE_LOOP) and isinstance(node.target, (CondOp, WhileOp))
+
+
+def spec_of(value: Any) -> Spec:
+    """The spec of a node argument: a Node's spec, None for anything else (a Python constant)."""
+    return value.spec if isinstance(value, Node) else None
+
+
+def _output_specs(graph: Graph, label: str) -> tuple:
+    specs = []
+    for o in graph.outputs:
+        if not isinstance(o, Node) or not isinstance(o.spec, (ArraySpec, PyScalarSpec)):
+            raise ValueError(f"{label} subgraph {graph.name}: output {o!r} is not an array or scalar node")
+        specs.append(o.spec)
+    return tuple(specs)
+
+
+def _check_inputs(graph: Graph, values: tuple, label: str, what: str) -> None:
+    specs = tuple(n.spec for n in graph.inputs)
+    given = tuple(spec_of(v) for v in values)
+    if specs != given:
+        raise ValueError(f"{label} subgraph takes ({', '.join(map(format_spec, specs))}) but the {what} are "
+                         f"({', '.join(map(format_spec, given))})")
+
+
+def check_cond(node: Node) -> None:
+    """Both arms take the operands' specs and produce the same output specs, which are the node's spec."""
+    op: CondOp = node.target
+    if not node.args:
+        raise ValueError(f"{node.name} = cond(...): no predicate")
+    pred, operands = node.args[0], node.args[1:]
+    if isinstance(pred, Node) and isinstance(pred.spec, ArraySpec) and pred.spec.size != 1:
+        raise ValueError(f"{node.name} = cond(...): predicate {pred.name} is {pred.spec}, not a single value")
+    for label, g in op.subgraphs:
+        _check_inputs(g, operands, f"{node.name} = cond(...): {label}", "operands")
+        g.lint()
+    t, f = _output_specs(op.true_graph, "true"), _output_specs(op.false_graph, "false")
+    if t != f:
+        raise ValueError(f"{node.name} = cond(...): the arms produce different specs: true "
+                         f"({', '.join(map(format_spec, t))}), false ({', '.join(map(format_spec, f))})")
+    if node.spec != t:
+        raise ValueError(f"{node.name} = cond(...): spec {format_spec(node.spec)} but the arms produce "
+                         f"({', '.join(map(format_spec, t))})")
+
+
+def check_while(node: Node) -> None:
+    """The condition maps the carried specs to one single-value predicate; the body keeps the specs fixed."""
+    op: WhileOp = node.target
+    carried = node.args
+    for label, g in op.subgraphs:
+        _check_inputs(g, carried, f"{node.name} = while_loop(...): {label}", "carried values")
+        g.lint()
+    c = _output_specs(op.cond_graph, "cond")
+    if len(c) != 1 or (isinstance(c[0], ArraySpec) and c[0].size != 1):
+        raise ValueError(f"{node.name} = while_loop(...): the condition must return one single value, got "
+                         f"({', '.join(map(format_spec, c))})")
+    b, given = _output_specs(op.body_graph, "body"), tuple(spec_of(v) for v in carried)
+    if b != given:
+        raise ValueError(f"{node.name} = while_loop(...): the body changes the carried specs from "
+                         f"({', '.join(map(format_spec, given))}) to ({', '.join(map(format_spec, b))})")
+    if node.spec != given:
+        raise ValueError(f"{node.name} = while_loop(...): spec {format_spec(node.spec)} but it carries "
+                         f"({', '.join(map(format_spec, given))})")
+
+
+def add_cond(graph: Graph, pred: Any, true_graph: Graph, false_graph: Graph, operands: tuple) -> Node:
+    """Append `cond(pred, *operands)` to `graph` and check it; returns the node (a tuple of results)."""
+    spec = _output_specs(true_graph, "true")
+    node = graph.call(COND, CondOp(true_graph, false_graph), (pred, *operands), spec=spec)
+    _checked(graph, node, check_cond)
+    return node
+
+
+def add_while_loop(graph: Graph, cond_graph: Graph, body_graph: Graph, carried: tuple) -> Node:
+    """Append `while_loop(*carried)` to `graph` and check it; returns the node (the final carried values)."""
+    spec = tuple(spec_of(v) for v in carried)
+    node = graph.call(WHILE_LOOP, WhileOp(cond_graph, body_graph), tuple(carried), spec=spec)
+    _checked(graph, node, check_while)
+    return node
+
+
+def _checked(graph: Graph, node: Node, check: Any) -> None:
+    try:
+        check(node)
+    except ValueError:
+        graph.nodes.pop()
+        raise

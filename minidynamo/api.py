@@ -272,7 +272,8 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     if info.entry:   # a resume function: its parameters were computed in plain Python, keep them unspecialized
         dynamic = dynamic | frozenset(fn.__code__.co_varnames[:fn.__code__.co_argcount])
     limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions,
-                  unroll_limit=cfg.unroll_limit, dynamic=dynamic, shapes=shapes)
+                  unroll_limit=cfg.unroll_limit, dynamic=dynamic, shapes=shapes,
+                  auto_cond=cfg.auto_cond)
     reason = None
     try:
         captured = capture_function(fn, args, kwargs, name, tag=tag, entry=info.entry, drives=info.own_drives,

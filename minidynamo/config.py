@@ -22,6 +22,7 @@ class Config:
     unroll_limit: int = 64              # Python loop iterations unrolled before the loop is left to Python
     max_instructions: int = 200_000     # symbolic steps per capture: a guard against runaway capture
     dask_chunk_bytes: int = 0           # backend="dask" chunks NumPy inputs to about this size (0: dask's own)
+    auto_cond: bool = True              # a data-dependent if with pure arms becomes a cond node, not a break
     log_channels: frozenset[str] = frozenset(
         c.strip() for c in os.environ.get("MINIDYNAMO_LOGS", "").split(",") if c.strip())
 
@@ -29,8 +30,8 @@ class Config:
         # A typo'd value (a string limit, a negative depth) would otherwise fail deep inside a capture.
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if f.name == "suppress_errors" and type(value) is not bool:
-                raise TypeError(f"config option suppress_errors must be True or False, got {value!r}")
+            if f.type == "bool" and type(value) is not bool:
+                raise TypeError(f"config option {f.name} must be True or False, got {value!r}")
             if f.type == "int" and (type(value) is not int or value < 0):
                 raise TypeError(f"config option {f.name} must be an int >= 0, got {value!r}")
 

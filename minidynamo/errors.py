@@ -53,6 +53,20 @@ class Unsupported(GraphBreak):
     """A GraphBreak caused by something capture does not handle yet (as opposed to one it must make)."""
 
 
+class ScriptError(MinidynamoError):
+    """`script(fn)` met a construct outside the scriptable subset (or one NumPy would reject): where it is
+    (`filename`, `lineno`, `source_line`, `function`), what it is (`construct`) and how to fix it (`hint`)."""
+
+    def __init__(self, construct: str, hint: str, *, filename: str = "", lineno: int | None = None,
+                 source_line: str = "", function: str = "") -> None:
+        import os
+        where = f"{os.path.basename(filename)}:{lineno}" if filename else "?"
+        text = f"{where} in {function}: {construct} is not scriptable: {hint}"
+        super().__init__(text + (f"\n    `{source_line}`" if source_line else ""))
+        self.construct, self.hint, self.filename, self.lineno = construct, hint, filename, lineno
+        self.source_line, self.function = source_line, function
+
+
 class CannotResume(Exception):
     """A break capture cannot stitch around (no plain-Python form of the instruction, cells, generators,
     a loop header it cannot hand to a driver): the frame runs eagerly, with this as the reason."""

@@ -381,7 +381,7 @@ def prints_then_breaks(x):
 
 
 def test_fullgraph_raises_naming_the_break():
-    f = md.compile(breaks_on_data, fullgraph=True)
+    f = md.compile(breaks_on_data, fullgraph=True, options={"auto_cond": False})   # else the if is a cond
     with pytest.raises(GraphBreakError) as info:
         f(_x(1, 4)[0])
     reason = info.value.reason

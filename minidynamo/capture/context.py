@@ -59,6 +59,12 @@ class CaptureContext:
         # a handler of the user's code may catch it (see api._guarded_graph_call).
         self.nodes_in_try: list[Node] = []
         self.active_frame: Any = None     # the innermost frame being executed (set by interpreter.run_frame)
+        self.auto_cond = False            # fold pure-arm data-dependent branches into cond nodes (branches.py)
+        self.arm_depth = 0                # > 0 while an arm of such a branch is being captured
+        self.folding: set[tuple[int, int]] = set()   # (frame id, jump index) of branches being folded
+        self.loop_tests: set[tuple[int, int]] = set()  # (frame id, jump index) ending while bodies being folded
+        self.folded: list[Node] = []      # the cond / while_loop nodes made from the user's control flow
+        self.folded_log: list[str] = []   # why branches were not folded (for logs and tests)
         self._ns_keys: dict[int, str] = {}
         self._inputs_by_expr: dict[str, ArrayVar] = {}
         self._inputs_by_id: dict[int, ArrayVar] = {}

@@ -12,6 +12,7 @@ import types
 from dataclasses import dataclass
 
 from ..errors import GraphBreak
+from .branches import ARM_OPCODES
 from .breaks import BreakCategory, BreakReason
 from .dynamic_shapes import STATIC, ShapePolicy
 from .context import CaptureContext
@@ -44,12 +45,19 @@ class _LoopBack(Exception):
 
 def run_frame(frame: Frame) -> Var:
     """Execute `frame` to its return; a GraphBreak leaving it carries this frame's location."""
+    return run_until(frame, None)
+
+
+def run_until(frame: Frame, until: int | None) -> Var | None:
+    """Execute `frame` until it returns (its result) or is about to run instruction `until` (None). Inside
+    an arm being folded into a cond (`ctx.arm_depth`), only the opcodes of branches.ARM_OPCODES may run."""
     instrs = frame.ins.instrs
     limit = frame.ctx.max_steps
-    visits = frame.visits
-    outer, frame.ctx.active_frame = frame.ctx.active_frame, frame
+    ctx = frame.ctx
+    outer, ctx.active_frame = ctx.active_frame, frame
     try:
-        while frame.result is None:
+        while frame.result is None and frame.ip != until:
+            visits = frame.visits          # (a folded branch puts back a saved dict)
             frame.current = frame.ip
             instr = instrs[frame.ip]
             visits[frame.ip] = visits.get(frame.ip, 0) + 1
@@ -61,6 +69,9 @@ def run_frame(frame: Frame) -> Var:
             frame.ctx.steps += 1
             if frame.ctx.steps > limit:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"capture exceeded {limit} symbolic steps")
+            if ctx.arm_depth and (instr.name not in ARM_OPCODES or frame.ins.in_try[frame.current]):
+                raise unsupported(BreakCategory.SIDE_EFFECT,
+                                  f"{instr.name} inside a branch arm (only pure graph code outside try folds)")
             handler = HANDLERS.get(instr.name)
             if handler is None:
                 why = UNSUPPORTED.get(instr.name, "no handler for this opcode")
@@ -101,12 +112,13 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
                      inline_limit: int, max_steps: int, unroll_limit: int = 64,
                      stop_at: tuple[int, int] | None = None, entry: int = 0,
                      drives: tuple[int, ...] = (), dynamic: frozenset[str] = frozenset(),
-                     shapes: ShapePolicy = STATIC) -> Captured:
+                     shapes: ShapePolicy = STATIC, auto_cond: bool = False) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again."""
     ctx = CaptureContext(name, tag)
     ctx.dynamic = set(dynamic)
     ctx.shape_policy = shapes
+    ctx.auto_cond = auto_cond
     ctx.inline_limit, ctx.max_steps, ctx.unroll_limit, ctx.steps = inline_limit, max_steps, unroll_limit, 0
     sig = code_signature(fn)
     bound = sig.bind(*args, **kwargs)

@@ -16,12 +16,15 @@ class SideEffects:
     def __init__(self) -> None:
         self.objects: list[Any] = []                     # ListVar / DictVar / UserObjectVar, first mutation order
         self.globals: dict[tuple[str, str], Any] = {}    # (globals_key, name) -> Var, in first-write order
+        self.version = 0        # bumped by every mutation, so a branch arm can prove it made none
 
     def mutated(self, var: Any) -> None:
+        self.version += 1
         if not any(v is var for v in self.objects):
             self.objects.append(var)
 
     def store_global(self, globals_key: str, name: str, var: Any) -> None:
+        self.version += 1
         self.globals[(globals_key, name)] = var
 
     def load_global(self, globals_key: str, name: str) -> Any | None:

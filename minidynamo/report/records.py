@@ -52,6 +52,35 @@ class CaptureRecord:
     shape_env: Any = None       # graph.symbolic.ShapeEnv of the capture (symbols, relation guards)
 
 
+@dataclass(frozen=True)
+class FoldedBranch:
+    """A data-dependent `if` (kind "if") or `while` (kind "while") captured as a cond / while_loop node
+    instead of a graph break: where it is in the user's code."""
+
+    kind: str
+    filename: str
+    lineno: int | None
+    source_line: str
+    function: str
+
+    def __str__(self) -> str:
+        import os
+        return f"{os.path.basename(self.filename)}:{self.lineno} in {self.function}: [{self.kind}] " \
+               f"`{self.source_line}`"
+
+
+def folded_branches(graph: Graph) -> list[FoldedBranch]:
+    """The branches folded into `graph`'s control-flow nodes, nested ones included, in graph order."""
+    found = []
+    for node in graph.nodes:
+        if "folded" in node.meta:
+            m = node.meta
+            found.append(FoldedBranch(m["folded"], m["filename"], m["lineno"], m["source_line"], m["function"]))
+        for _, sub in getattr(node.target, "subgraphs", ()) if node.is_call else ():
+            found += folded_branches(sub)
+    return found
+
+
 def _same_break(a: Any, b: Any) -> bool:
     return (a.filename, a.lineno, a.category, a.message) == (b.filename, b.lineno, b.category, b.message)
 
@@ -71,6 +100,7 @@ class ExplainOutput:
     records: list[CaptureRecord] = field(default_factory=list)
     fn: Any = None
     shape_env: list[str] = field(default_factory=list)   # symbols, their sources, the relations guarded
+    folded_branches: list[FoldedBranch] = field(default_factory=list)   # ifs/whiles kept inside a graph
 
     @property
     def graph_count(self) -> int:
@@ -94,6 +124,7 @@ class ExplainOutput:
         for r in records:
             if r.graph is not None and r.graph.count() > 0:
                 out.graphs.append(r.graph)
+                out.folded_branches += [b for b in folded_branches(r.graph) if b not in out.folded_branches]
             # A helper that breaks is reported by its caller (at the call site, with the inlining stack)
             # and again by its own capture: the same break, counted once.
             if r.reason is not None and not any(_same_break(r.reason, b) for b in out.break_reasons):

@@ -14,3 +14,13 @@ def browser():
     drv = start(1280, 900)
     yield drv
     drv.quit()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def breaks_stay_breaks():
+    """The report tests draw graph breaks: the pure-arm branches of their programs keep their break instead of
+    folding into cond nodes (auto_cond off; folded branches have their own tests in tests/capture)."""
+    from minidynamo import config
+
+    with config.patch(auto_cond=False):
+        yield

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 import minidynamo as md
-from minidynamo import api
+from minidynamo import api, config
 from minidynamo.examples.tour_programs import fit_logistic, make_inputs, make_regression, mlp_block, sign_switch
 from minidynamo.cache import Entry
 from minidynamo.graph.ir import ArraySpec, Graph
@@ -81,7 +81,8 @@ def script_page(directory: Path) -> tuple[Page, subprocess.CompletedProcess]:
     path = directory / "script.html"
     done = subprocess.run([sys.executable, "-m", "minidynamo", "report", str(SCRIPT), "2", "-o", str(path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
-    with api.record_run() as records:    # the same run in this process: what the page should show
+    # the same run in this process: what the page should show (with the command line's default config)
+    with api.record_run() as records, config.patch(auto_cond=config.Config().auto_cond):
         saved = sys.argv
         sys.argv = [str(SCRIPT), "2"]
         try:

@@ -13,6 +13,13 @@ from minidynamo.examples.tour_programs import fit_logistic
 from tests.conftest import CompileCounter, check
 
 RNG = np.random.default_rng(7)
+
+
+@pytest.fixture
+def no_auto_cond():
+    """These tests are about the break machinery itself: pure-arm branches stay breaks (auto_cond off)."""
+    with md.config.patch(auto_cond=False):
+        yield
 POS = np.abs(RNG.standard_normal((3, 4))) + 0.1
 NEG = -POS
 
@@ -24,6 +31,7 @@ def lecture_branch(x):
     return x * -1.0
 
 
+@pytest.mark.usefixtures("no_auto_cond")
 def test_lecture_branch_has_one_break_and_two_graphs_on_each_path():
     for first, second in ((POS, NEG), (NEG, POS)):
         md.reset()
@@ -36,6 +44,7 @@ def test_lecture_branch_has_one_break_and_two_graphs_on_each_path():
         assert res.counter.frame_count >= 3          # the prefix graph plus one resume graph per path
 
 
+@pytest.mark.usefixtures("no_auto_cond")
 def test_the_branch_not_taken_is_captured_when_first_taken():
     counter = CompileCounter()
     f = md.compile(lecture_branch, backend=counter)
@@ -132,6 +141,7 @@ def break_in_loop(x, n):
     return x
 
 
+@pytest.mark.usefixtures("no_auto_cond")
 def test_break_inside_a_for_loop_is_driven_and_correct():
     res = check(break_in_loop, POS, 4, calls=[(NEG, 3), (POS * 10, 5), (POS, 40)])
     assert res.counter.frame_count > 1, "the loop body is captured, not run eagerly"

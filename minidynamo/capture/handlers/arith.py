@@ -8,6 +8,7 @@ import operator
 from bytecode import BinaryOp, Instr
 
 from ..breaks import BreakCategory
+from ..branches import fold_next_jump
 from ..frame import Frame
 from ..variables.base import unsupported
 from ..variables.const import ConstVar
@@ -87,8 +88,11 @@ def unary_not(frame: Frame, inst: Instr) -> None:
 # https://docs.python.org/3.13/library/dis.html#opcode-TO_BOOL
 @handler("TO_BOOL", since=(3, 13))
 def to_bool(frame: Frame, inst: Instr) -> None:
-    # (value -- bool(value))   an array's truth value is data-dependent: as_bool breaks
-    frame.push(ConstVar(frame.pop().as_bool(frame)))
+    # (value -- bool(value))   an array's truth value is data-dependent: the jump after it folds into a
+    # cond node (branches.py) or as_bool breaks
+    value = frame.pop()
+    if not fold_next_jump(frame, value):
+        frame.push(ConstVar(value.as_bool(frame)))
 
 
 @plain_form("TO_BOOL", since=(3, 13))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bytecode import Instr
 
+from ..branches import fold_next_jump
 from ..frame import Frame
 from ..variables.const import ConstVar
 from ..variables.operators import binary_op, contains_op as apply_contains, is_op as apply_is
@@ -20,6 +21,8 @@ def compare_op(frame: Frame, inst: Instr) -> None:
     rhs, lhs = frame.pop(), frame.pop()
     result = binary_op(frame, _SYMBOLS[name.removesuffix("_CAST")], lhs, rhs)
     if name.endswith("_CAST"):
+        if fold_next_jump(frame, result):   # `if a < b:` on arrays: the jump folds into a cond node
+            return
         result = ConstVar(result.as_bool(frame))
     frame.push(result)
 

@@ -7,15 +7,22 @@ from typing import Callable
 from bytecode import Instr
 
 from ... import pyversion
+from ..branches import fold_branch
 from ..frame import Frame
+from ..variables.array import ArrayVar
 from ..variables.base import Var
 from ..variables.containers import wrap_constant
 from . import Plain, handler, plain_form, result
 
 
 def pop_jump_if(frame: Frame, inst: Instr, take: Callable[[Frame, Var], bool]) -> None:
-    # (cond -- )   jump when take(cond); an array condition breaks inside as_bool (data-dependent)
-    if take(frame, frame.pop()):
+    # (cond -- )   jump when take(cond); an array condition folds into a cond node when both arms are pure
+    # graph code (branches.py), else breaks inside as_bool (data-dependent)
+    cond = frame.pop()
+    if isinstance(cond, ArrayVar) and take in (_truthy, _falsy) and \
+            fold_branch(frame, cond, frame.current, take is _truthy):
+        return
+    if take(frame, cond):
         frame.jump(frame.target())
 
 

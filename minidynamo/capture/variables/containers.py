@@ -123,9 +123,8 @@ class ListVar(SequenceVar):
         return LiveListIteratorVar(self)
 
     def _mutate(self, frame: "Frame") -> None:
-        if not self.dirty:
-            self.dirty = True
-            frame.ctx.side_effects.mutated(self)
+        self.dirty = True
+        frame.ctx.side_effects.mutated(self)
 
     def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
         if kwargs and name != "sort":
@@ -206,9 +205,8 @@ class DictVar(Var):
 
     def setitem(self, frame: "Frame", key: Var, value: Var) -> None:
         k = self._key(key)
-        if not self.dirty:
-            self.dirty = True
-            frame.ctx.side_effects.mutated(self)
+        self.dirty = True
+        frame.ctx.side_effects.mutated(self)
         self.items[k] = value
 
     def delitem(self, frame: "Frame", key: Var) -> None:

@@ -132,8 +132,7 @@ class UserObjectVar(Var):
         if isinstance(self.value, types.ModuleType) or not plain:
             raise unsupported(BreakCategory.SIDE_EFFECT, f"attribute write on {self.describe()} with custom __setattr__")
         refuse_descriptor_write(cls, name)
-        if not self.writes:
-            frame.ctx.side_effects.mutated(self)
+        frame.ctx.side_effects.mutated(self)      # every write counts (a folded branch's arm must make none)
         self.writes[name] = value
         self.read_cache.pop(name, None)
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from minidynamo.capture.breaks import BreakCategory
+from minidynamo import config
 from tests.conftest import assert_uses, check
 
 
@@ -102,9 +103,11 @@ def test_branch_on_array_value_breaks_but_stays_correct():
         if x.sum() > 0:
             return x * 2.0
         return x - 1.0
-    r = check(f, x23() + 1.0, calls=[(x23() - 1.0,)])
+    with config.patch(auto_cond=False):
+        r = check(f, x23() + 1.0, calls=[(x23() - 1.0,)])
     allowed = (BreakCategory.DATA_DEPENDENT, BreakCategory.UNSUPPORTED)
     assert r.reasons and all(getattr(b, "category", "") in allowed for b in r.reasons)
+    check(f, x23() + 1.0, calls=[(x23() - 1.0,)]).assert_no_breaks()     # auto_cond (default): one cond node
 
 
 SENTINEL = object()

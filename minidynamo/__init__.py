@@ -4,15 +4,18 @@
     fast = md.compile(fn)          # bytecode-level capture with guards and a cache
     print(md.explain(fn)(x, w))    # graphs, graph breaks, guards
 
-The lecture's tracing front end is here too: trace, run, F, LazyRunner, check_guards, TraceError.
+The lecture's tracing front end is here too: trace, run, F, LazyRunner, check_guards, TraceError; and the
+scripting front end: script (ScriptError).
 """
 
 from . import config
 from .api import compile, explain, reset, stats
 from .capture.dynamic_shapes import mark_dynamic, mark_static
-from .errors import GraphBreakError, InternalError, MinidynamoError, TraceError
+from .errors import GraphBreakError, InternalError, MinidynamoError, ScriptError, TraceError
+from .scripting import script
 from .tracing import F, LazyRunner, check_guards, run, trace
 
-__all__ = ["compile", "explain", "reset", "stats", "mark_dynamic", "mark_static", "config", "trace", "run", "F", "LazyRunner", "check_guards",
-           "TraceError", "GraphBreakError", "InternalError", "MinidynamoError"]
+__all__ = ["compile", "explain", "reset", "stats", "mark_dynamic", "mark_static", "config", "trace", "run", "F",
+           "LazyRunner", "check_guards", "script", "TraceError", "GraphBreakError", "InternalError",
+           "MinidynamoError", "ScriptError"]
 __version__ = "0.1.0"

@@ -8,10 +8,10 @@ import platform
 import sys
 import time
 
-from . import capture_scaling, overhead, past_limit, table1, torch_side
+from . import capture_scaling, overhead, past_limit, scripting_table, table1, torch_side
 from .report import table, write
 
-PARTS = ("table1", "overhead", "capture", "torch", "past_limit")
+PARTS = ("table1", "overhead", "capture", "torch", "past_limit", "scripting")
 
 
 def targets(results: dict, quick: bool) -> list[list[str]]:
@@ -66,14 +66,16 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     results: dict = {}
     runners = {"table1": table1.main, "overhead": overhead.main, "capture": capture_scaling.main,
-               "torch": torch_side.main, "past_limit": past_limit.main}
+               "torch": torch_side.main, "past_limit": past_limit.main,
+               "scripting": scripting_table.main}
     for part in parts:
         print(f"== {part} ==", file=sys.stderr, flush=True)
         results[part] = runners[part](args.quick)
     rows = targets(results, args.quick)
     body = table(["target (issue 5)", "measured", "result"], rows)
     body += (f"\n\nTables: [table1](table1.md), [overhead](overhead.md), [capture scaling](capture_scaling.md), "
-             f"[TorchDynamo](torch.md). Total wall time {time.perf_counter() - start:.0f} s.\n")
+             f"[TorchDynamo](torch.md), [tracing vs scripting](scripting.md). "
+             f"Total wall time {time.perf_counter() - start:.0f} s.\n")
     write("summary", "Benchmark summary: targets", body, args.quick)
     print(body)
     return 0

@@ -59,3 +59,19 @@ def test_trace_spec_names_array_arguments(model):
 
 def test_sizes_declared():
     assert SIZES == ("small", "large")
+
+
+def test_tracing_versus_scripting_rows_for_the_seed_examples():
+    """The seed's comparison: trace follows one path (wrong or refused on the other), script and compile keep
+    both (compile folds the branch and the loop into nodes, or breaks with auto_cond off). Times nothing."""
+    from benchmarks import scripting_table as st
+    rows = {m.name: {fe: st.run(fe, m, 60.0) for fe in st.FRONT_ENDS} for m in st.SEED_EXAMPLES}
+    cond, loop = rows["seed:conditional_op"], rows["seed:newton_loop"]
+    assert not cond["trace:error"].outcome.captured
+    assert cond["trace:specialize"].outcome.captured and not cond["trace:specialize"].outcome.equal
+    assert not loop["trace:specialize"].outcome.equal
+    for program in rows.values():
+        for fe in ("script", "compile", "compile:no-auto_cond", "LazyRunner"):
+            assert program[fe].outcome.captured and program[fe].outcome.equal, fe
+    assert cond["compile"].folded == 1 and cond["compile"].outcome.breaks == 0
+    assert cond["compile:no-auto_cond"].outcome.breaks == 1 and loop["compile"].folded == 1

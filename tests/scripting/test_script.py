@@ -10,16 +10,11 @@ import numpy as np
 import pytest
 
 import minidynamo as md
+from benchmarks.scripting_table import simple_op     # the seed's first example
 from minidynamo.errors import ScriptError
 from tests.graph.test_codegen import same
 
 X = np.arange(4.0) - 1.0
-
-
-def simple_op(a, b):
-    c = a + b
-    d = c * 2
-    return d
 
 
 def conditional_op(x, threshold):

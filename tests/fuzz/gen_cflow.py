@@ -1,0 +1,67 @@
+"""Fuzzer statements for control flow inside graphs (issue 11): ifs on array values whose arms are mostly
+pure (auto_cond folds them into cond nodes; an arm with a side effect, a print or a spec change keeps the
+break) and convergence `while` loops on array values (while_loop nodes). Registered as the generator
+features `cond_pure` and `while_conv`; each function takes the generator and the visible names' kinds.
+"""
+
+from __future__ import annotations
+
+from .generator import EXTRA_STATEMENTS
+
+_TOLERANCES = ("1e-3", "0.01", "0.5")
+_CONTRACTIONS = ("{w} * 0.5", "np.tanh({w}) * 0.5", "{w} - {w} / 3", "({w} + {w} * 0) / 2", "np.sin({w}) * 0.9")
+
+
+def condition(gen, env: dict) -> str:
+    """A truth test on an array's value: a comparison, truthiness, `not`, or a short-circuit `and`."""
+    s = lambda: gen.expr("S", env, 1)  # noqa: E731
+    return gen.rng.choice((f"{s()} > {gen.number({})}", f"{s()}", f"not {s()} < 0", f"({gen.expr('A', env, 1)} > 0).all()",
+                           f"{s()} > 0 and {s()} < 5", f"{s()} <= {s()}"))
+
+
+def stmt_cond_pure(gen, env: dict) -> list[str]:
+    """`if <array test>:` with both arms assigning the same names (a fresh one and maybe an existing one)."""
+    r = gen.rng
+    kind = r.choice(("A", "A", "S", "R", "P"))
+    name = gen.fresh("c")
+    targets = [(name, kind)]
+    existing = [n for n, k in env.items() if k in ("A", "S", "P") and n not in ("x", "y", "n")]
+    if existing and r.random() < 0.5:
+        other = r.choice(existing)
+        targets.append((other, env[other]))
+    arms = []
+    for _ in range(2):
+        lines = [f"    {t} = {gen.expr(k, env, 2)}" for t, k in targets]
+        if r.random() < 0.15:                      # an impure arm: the branch must stay a break
+            lines.insert(0, r.choice(("    lst.append(1)", "    print('arm')", "    x[0] = 1")))
+        arms.append(lines)
+    lines = [f"if {condition(gen, env)}:"] + arms[0]
+    if r.random() < 0.8:
+        lines += ["else:"] + arms[1]
+    else:                                          # no else: the names need a value before the if
+        lines = [f"{t} = {gen.expr(k, env, 1)}" for t, k in targets] + lines
+    env[name] = kind
+    return lines
+
+
+def stmt_while_conv(gen, env: dict) -> list[str]:
+    """A convergence loop on an array value: `while np.abs(w).max() > tol: w = <contraction of w>`."""
+    r = gen.rng
+    w = gen.fresh("w")
+    lines = [f"{w} = np.clip({gen.expr('A', env, 1)}, -1e6, 1e6)"]
+    test = r.choice((f"np.abs({w}).max() > {r.choice(_TOLERANCES)}", f"np.abs({w}).sum() >= {r.choice(_TOLERANCES)}",
+                     f"({w} * {w}).mean() > {r.choice(_TOLERANCES)}"))
+    body = [f"    {w} = " + r.choice(_CONTRACTIONS).format(w=w)]
+    if r.random() < 0.3:                           # a Python counter or a side effect: not foldable
+        counter = gen.fresh("k")
+        lines.append(f"{counter} = 0")
+        body.append(f"    {counter} += 1")
+    if r.random() < 0.3:
+        extra = gen.fresh("u")
+        body.insert(0, f"    {extra} = {w} * 2")
+    lines += [f"while {test}:"] + body
+    env[w] = "A"
+    return lines
+
+
+EXTRA_STATEMENTS.update(cond_pure=stmt_cond_pure, while_conv=stmt_while_conv)

@@ -277,3 +277,47 @@ def test_compile_counter_sees_one_graph_for_both_paths():
     assert np.array_equal(f(POS, 0.0), conditional_op(POS, 0.0))
     assert np.array_equal(f(NEG, 0.0), conditional_op(NEG, 0.0))
     assert counter.frame_count == 1 and counter.graphs[0].count("cond") == 1
+
+
+def test_join_point_is_the_immediate_post_dominator():
+    from minidynamo.capture.instructions import decode
+    from minidynamo.capture.postdom import EXIT, join_point
+
+    def both_return(x):
+        if x:
+            return 1
+        return 2
+
+    def while_true(x):
+        while True:
+            x = x + 1
+
+    code = both_return.__code__
+    jump = next(i for i, ins in enumerate(decode(code).instrs) if "POP_JUMP" in ins.name)
+    assert join_point(code, jump) == EXIT
+    code = assign_in_both.__code__
+    instrs = decode(code).instrs
+    jump = next(i for i, ins in enumerate(instrs) if "POP_JUMP" in ins.name)
+    join = join_point(code, jump)
+    # 3.11 joins at `return ...`; 3.12+ duplicates that small exit block into both arms (the join is EXIT)
+    assert join == EXIT or instrs[join].location.lineno == assign_in_both.__code__.co_firstlineno + 8
+    loop = while_true.__code__
+    body = next(i for i, ins in enumerate(decode(loop).instrs) if ins.name == "BINARY_OP")
+    assert join_point(loop, body) is None          # never reaches the exit
+
+
+def test_auto_cond_option_must_be_a_bool():
+    with pytest.raises(TypeError, match="auto_cond must be True or False"):
+        with config.patch(auto_cond=1):
+            pass
+
+
+@pytest.mark.parametrize("name", ["sign_dependent", "clip_grad_norm", "spring_chain"])
+def test_corpus_models_with_pure_arms_are_one_graph(name):
+    from benchmarks.corpus import MODELS
+    model = next(m for m in MODELS if m.name == name)
+    fn = model.function("small")
+    out = md.explain(fn)(*model.build("small", 0))
+    assert out.graph_count == 1 and out.break_reasons == [] and out.folded_branches
+    calls = [model.build("small", 1)] + ([model.other("small", 0)] if model.other else [])
+    check(fn, *model.build("small", 0), calls=calls)

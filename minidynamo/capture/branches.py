@@ -42,6 +42,9 @@ ARM_OPCODES = frozenset({
     "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE",
     "GET_ITER", "FOR_ITER", "END_FOR", "RETURN_VALUE", "RETURN_CONST",
 })
+# Symbolic steps one capture may spend inside arms and loop bodies being folded (nested folds multiply the
+# work; past the budget every branch keeps its break, so capture time stays bounded).
+ARM_STEP_BUDGET = 20_000
 # Python values two arms may both leave behind (compared by type and repr, so 0.0 and -0.0 differ).
 _PLAIN = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis))
 
@@ -90,6 +93,8 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
     key = (id(frame), jump)
     if key in ctx.loop_tests:       # the test at the end of a while body being folded: hand it the predicate
         raise loops.AtLoopTest(key, pred)
+    if ctx.arm_steps > ARM_STEP_BUDGET:
+        return False
     if loops.loop_of(frame, jump) is not None:
         return loops.fold_while(frame, pred, jump, jump_if_true)
     if not ctx.auto_cond or not isinstance(spec, ArraySpec) or spec.shape != () or key in ctx.folding \

@@ -61,6 +61,7 @@ class CaptureContext:
         self.active_frame: Any = None     # the innermost frame being executed (set by interpreter.run_frame)
         self.auto_cond = False            # fold pure-arm data-dependent branches into cond nodes (branches.py)
         self.arm_depth = 0                # > 0 while an arm of such a branch is being captured
+        self.arm_steps = 0                # symbolic steps spent in arms (bounded by branches.ARM_STEP_BUDGET)
         self.folding: set[tuple[int, int]] = set()   # (frame id, jump index) of branches being folded
         self.loop_tests: set[tuple[int, int]] = set()  # (frame id, jump index) ending while bodies being folded
         self.folded: list[Node] = []      # the cond / while_loop nodes made from the user's control flow

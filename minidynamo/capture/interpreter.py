@@ -12,7 +12,7 @@ import types
 from dataclasses import dataclass
 
 from ..errors import GraphBreak
-from .branches import ARM_OPCODES
+from .branches import ARM_OPCODES, ARM_STEP_BUDGET
 from .breaks import BreakCategory, BreakReason
 from .dynamic_shapes import STATIC, ShapePolicy
 from .context import CaptureContext
@@ -69,9 +69,13 @@ def run_until(frame: Frame, until: int | None) -> Var | None:
             frame.ctx.steps += 1
             if frame.ctx.steps > limit:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"capture exceeded {limit} symbolic steps")
-            if ctx.arm_depth and (instr.name not in ARM_OPCODES or frame.ins.in_try[frame.current]):
-                raise unsupported(BreakCategory.SIDE_EFFECT,
-                                  f"{instr.name} inside a branch arm (only pure graph code outside try folds)")
+            if ctx.arm_depth:
+                ctx.arm_steps += 1
+                if instr.name not in ARM_OPCODES or frame.ins.in_try[frame.current]:
+                    raise unsupported(BreakCategory.SIDE_EFFECT,
+                                      f"{instr.name} inside a branch arm (only pure graph code outside try folds)")
+                if ctx.arm_steps > ARM_STEP_BUDGET:
+                    raise unsupported(BreakCategory.UNSUPPORTED, "branch folding used its step budget")
             handler = HANDLERS.get(instr.name)
             if handler is None:
                 why = UNSUPPORTED.get(instr.name, "no handler for this opcode")

@@ -32,16 +32,28 @@ def is_data_descriptor(static: Any) -> bool:
 
 
 def guard_class_attribute(frame: "Frame", cls: type, name: str, static: Any) -> None:
-    """Guard that `name` still resolves, on the class that defines it, to the object capture used. (A
-    subclass between `cls` and that owner gaining the name later is not guarded: classes are taken as
-    built once their instances are in use.)"""
-    owner = next((c for c in cls.__mro__ if name in vars(c)), None)
+    """Guard that `name` still resolves, through `cls`'s MRO, to the object capture used."""
+    guard_mro_lookup(frame, cls.__mro__, name, static)
+
+
+def guard_mro_lookup(frame: "Frame", classes: tuple, name: str, static: Any) -> None:
+    """Guard a lookup of `name` along `classes` (an MRO, or the part of one after super()'s class): the class
+    that defines it still holds `static`, and no class before it has gained the name since (it would win)."""
+    owner = next((c for c in classes if name in vars(c)), None)
     if owner is None:
         return
+    for c in classes[:classes.index(owner)]:
+        frame.ctx.guard([G.Guard(f"({name!r} in {_dict_key(frame, c)})", G.GuardKind.EQUALS, False,
+                                 f"{c.__qualname__} defines no {name}")])
+    frame.ctx.guard([G.Guard(f"{_dict_key(frame, owner)}.get({name!r})", G.GuardKind.ID, static,
+                             f"{owner.__qualname__}.{name}")])
+
+
+def _dict_key(frame: "Frame", cls: type) -> str:
     # The class's __dict__ proxy is bound once (a live view): the warm path skips making a new proxy.
-    key = frame.ctx.bind(owner, "cls") + "_dict"
-    frame.ctx.namespace.setdefault(key, vars(owner))
-    frame.ctx.guard([G.Guard(f"{key}.get({name!r})", G.GuardKind.ID, static, f"{owner.__qualname__}.{name}")])
+    key = frame.ctx.bind(cls, "cls") + "_dict"
+    frame.ctx.namespace.setdefault(key, vars(cls))
+    return key
 
 
 def _class_var(frame: "Frame", cls: type) -> Var:
@@ -65,6 +77,9 @@ def instance_attribute(frame: "Frame", obj: Var, name: str, static: Any) -> Var:
     fn = _function(static)
     if isinstance(static, (types.FunctionType, staticmethod, classmethod)) and fn is not None:
         guard_class_attribute(frame, type(value), name, static)
+        if obj.source is not None and hasattr(value, "__dict__"):   # an instance attribute would win
+            frame.ctx.guard([G.Guard(f"({name!r} in {obj.source.expr()}.__dict__)", G.GuardKind.EQUALS, False,
+                                     f"{obj.source.describe()}.{name} not set on the instance")])
         if isinstance(static, types.FunctionType):
             return BoundMethodVar(fn, obj)
         if isinstance(static, staticmethod):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..breaks import BreakCategory
 from ... import guards as G
 from ..sources import AttrSource, ItemSource
-from .descriptors import PLAIN_DATA, guard_class_attribute, instance_attribute, is_data_descriptor
+from .descriptors import PLAIN_DATA, guard_class_attribute, guard_mro_lookup, instance_attribute, is_data_descriptor
 from .base import Var, unsupported
 from .builtins import builtin
 from ...graph import ops
@@ -211,10 +211,12 @@ class SuperVar(Var):
                 or isinstance(self.obj.value, types.ModuleType) or not isinstance(self.obj.value, cls):
             raise unsupported(BreakCategory.UNSUPPORTED, f"super() lookup of {name!r} on {self.obj.describe()}")
         mro = type(self.obj.value).__mro__
-        for klass in mro[mro.index(cls) + 1:]:
+        after = mro[mro.index(cls) + 1:]
+        for klass in after:
             if name in vars(klass):
                 found = vars(klass)[name]
                 if isinstance(found, types.FunctionType):
+                    guard_mro_lookup(frame, after, name, found)
                     return BoundMethodVar(found, self.obj)
                 break
         raise unsupported(BreakCategory.UNSUPPORTED, f"super().{name} of {self.obj.describe()} is not a plain method")

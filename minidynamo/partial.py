@@ -184,6 +184,9 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
     loop = kids.ins.innermost_loop(k)
     at_header = reason.category == BreakCategory.LOOP and loop is not None and loop[0] == k
     in_try = kids.ins.in_try[k]
+    if in_try and not pyversion.CAN_RAISE_IN_PLACE:
+        raise CannotResume("a break inside a try/with block runs the frame eagerly on Python 3.11 "
+                           "(re-raising in place crashed CPython 3.11; see pyversion.CAN_RAISE_IN_PLACE)")
     parts = prepare_break(ctx, second.frame, kids.callee, at_header,
                           functools.partial(kids.raiser, k) if in_try else None)
     last = _continuation(kids, second.frame, parts, info, at_header)

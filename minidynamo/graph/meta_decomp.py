@@ -138,6 +138,8 @@ def pinv_meta(a: Any, rcond: Any = None, hermitian: bool = False, **kwargs: Any)
     x = as_spec(a)
     if x.ndim < 2:
         raise MetaError(f"pinv: {x.ndim}-dimensional array given. Array must be at least two-dimensional")
+    if hermitian and x.shape[-1] != x.shape[-2] and 0 not in x.shape:   # NumPy returns empty arrays first
+        raise MetaError("pinv: Last 2 dimensions of the array must be square")
     dt = _dtypes("pinv", np.linalg.pinv, x, rcond, hermitian, **kwargs)[0]
     return ArraySpec(x.shape[:-2] + (x.shape[-1], x.shape[-2]), dt)
 

@@ -24,6 +24,8 @@ METHODS = ("outer", "reduce", "accumulate", "reduceat", "at")
 def _operand(name: str, value: Any) -> Any:
     if not (is_spec(value) or isinstance(value, PYTHON_SCALARS)):
         raise MetaError(f"{name}: unsupported operand {value!r}")
+    if type(value) is int and not -2**63 <= value < 2**64:   # NumPy falls back to object arrays
+        raise MetaError(f"{name}: unsupported operand: a Python int beyond 64 bits")
     return value
 
 

@@ -26,7 +26,7 @@ FULLY_LOWERED = ["mlp_gelu", "mlp_relu_layers", "attention", "multi_head_attenti
                  "sinusoidal_positions", "mixer_block", "kmeans_step", "kmeans_fit", "logreg_until",
                  "newton_inverse_sqrt", "nbody_step", "nbody_simulate", "heat_periodic", "game_of_life",
                  "lorenz_rk4", "mlp_with_print", "robust_scale_statistics", "json_configured", "random_jitter",
-                 "sign_dependent", "nan_guard", "nested_dict_net", "configured_norm", "record_history",
+                 "nan_guard", "nested_dict_net", "configured_norm", "record_history",
                  "checked_matmul", "collect_then_stack", "keyword_only", "closure_scaler", "tuple_unpack_stats"]
 ON_CLUSTER = ["mlp_gelu", "attention", "layernorm", "kmeans_step", "sign_dependent", "adam_step"]
 

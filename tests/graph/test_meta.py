@@ -68,6 +68,9 @@ def run_case(opdef: ops.OpDef, args: tuple, kwargs: dict, label: str) -> None:
                 return              # a documented refusal (out=, where= of reductions, other pad modes)
             pytest.fail(f"{where}: meta raised {e} but NumPy returned {type(real).__name__}")
         return
+    if isinstance(real_exc, np.linalg.LinAlgError) and any(
+            m in str(real_exc) for m in ("positive definite", "Singular", "converge")):
+        return                      # depends on the values, which a meta rule never sees
     if real_exc is not None:
         pytest.fail(f"{where}: NumPy raised {type(real_exc).__name__}: {real_exc} but meta gave {spec}")
     _agree(spec, real, where)

@@ -11,11 +11,17 @@ import numpy as np
 import pytest
 
 import minidynamo as md
+from minidynamo import pyversion
 from tests.conftest import check
 
 
 def no_fallback(res) -> None:
+    """Every break was stitched around; on 3.11 (pyversion.CAN_RAISE_IN_PLACE) a break inside a try region
+    runs its frame eagerly instead, and says so."""
     assert res.reasons, "the function breaks"
+    if not pyversion.CAN_RAISE_IN_PLACE:
+        assert all("Python 3.11" in r.fallback for r in res.reasons if r.fallback), [str(r) for r in res.reasons]
+        return
     assert not any(r.fallback for r in res.reasons), [str(r) for r in res.reasons]
 
 

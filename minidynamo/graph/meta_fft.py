@@ -80,7 +80,10 @@ def _nd_axes(x: ArraySpec, s: Any, axes: Any, default_2d: bool) -> tuple[list[in
         raise MetaError("fftn: axes must be a sequence of integers")
     if s is not None and len(s) != len(axes):
         raise MetaError("Shape and axes have different lengths.")
-    return [normalize_axis(a, x.ndim) for a in axes], (None if s is None else list(s))
+    ax = [normalize_axis(a, x.ndim) for a in axes]
+    if len(set(ax)) != len(ax):     # repeated axes: NumPy's result depends on which pass runs last
+        raise MetaError("fftn: unsupported: repeated axes")
+    return ax, (None if s is None else list(s))
 
 
 def many_axes_meta(fn: Callable, default_2d: bool) -> Callable[..., ArraySpec]:

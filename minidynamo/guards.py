@@ -91,10 +91,10 @@ class Guard:
             raise ValueError(f"{kind} guard needs an attribute name, got {self.expected!r}")
 
     def __str__(self) -> str:
-        e, v = _humanize(self.expr), self.expected
+        e, v = readable_expr(self.expr), self.expected
         return {
-            TYPE: lambda: f"type({e}) is {_pretty(v)}",
-            ID: lambda: f"{e} is {_pretty(v)}",
+            TYPE: lambda: f"type({e}) is {short_repr(v)}",
+            ID: lambda: f"{e} is {short_repr(v)}",
             EQUALS: lambda: f"isnan({e})" if _is_nan(v) else f"{e} == {v!r}",
             SHAPE: lambda: f"{e}.shape == {v!r}".replace("None", "*"),   # * is a symbolic size
             DTYPE: lambda: f"{e}.dtype == {v}",
@@ -416,7 +416,7 @@ def failures(guard_set: GuardSet, values: dict[str, Any]) -> list[str]:
         canon = guard_set._canonical(g.expr)
         if canon in blocked or any(p in blocked for p in _prefixes(canon)):
             continue
-        name = g.description or _humanize(g.expr)
+        name = readable_expr(g.description or g.expr)
         label = name
         try:  # the same rule as the generated check: raising means failing
             value = eval(g.expr, scope)
@@ -436,11 +436,11 @@ def _explain(g: Guard, name: str, value: Any) -> str | None:
     """None when the guard holds for `value`, else `<label>: expected ..., got ...`."""
     v, kind = g.expected, g.kind
     if kind is TYPE:
-        return None if type(value) is v else f"{_wrap('type', g, name)}: expected {_pretty(v)}, got {_pretty(type(value))}"
+        return None if type(value) is v else f"{_wrap('type', g, name)}: expected {short_repr(v)}, got {short_repr(type(value))}"
     if kind is ID:
         if value is v:
             return None
-        got, want = _pretty(value), _pretty(v)
+        got, want = short_repr(value), short_repr(v)
         return f"{name}: expected {want}, got {got}" + (" (a different object)" if got == want else "")
     if kind is EQUALS:
         return None if _equals_holds(v, value) else f"{name}: expected {v!r}, got {_short_repr(value)}"
@@ -487,15 +487,19 @@ def _wrap(fn: str, g: Guard, name: str) -> str:
 _GLOBAL_RE = re.compile(r"___\w*?G\d*(?:\[(['\"])(\w+)\1\]|\.get\((['\"])(\w+)\3\))")
 _CELL_RE = re.compile(r"___closure\[(\d+)\]\.cell_contents")
 _CELL_OBJ_RE = re.compile(r"___\w*?cell(\d+)\.cell_contents")
+# A resume function's stack values are its `___stackN` parameters; people read them as `stackN`.
+_STACK_RE = re.compile(r"\b___stack(\d+)\b")
 
 
-def _humanize(expr: str) -> str:
-    """`___G['scale']` -> `global scale`; `___closure[0].cell_contents` -> `closure cell 0`."""
+def readable_expr(expr: str) -> str:
+    """A guard's source as people read it: `___G['scale']` -> `global scale`, `___closure[0].cell_contents`
+    -> `closure cell 0`, `___stack1` -> `stack1` (used by failure messages, warnings and reports)."""
     expr = _GLOBAL_RE.sub(lambda m: f"global {m.group(2) or m.group(4)}", expr)
-    return _CELL_OBJ_RE.sub(r"closure cell #\1", _CELL_RE.sub(r"closure cell \1", expr))
+    expr = _CELL_OBJ_RE.sub(r"closure cell #\1", _CELL_RE.sub(r"closure cell \1", expr))
+    return _STACK_RE.sub(r"stack\1", expr)
 
 
-def _pretty(obj: Any) -> str:
+def short_repr(obj: Any) -> str:
     """Short, address-free names: `ndarray`, `<function helper>`, `<module numpy>`."""
     if isinstance(obj, type):
         return obj.__qualname__

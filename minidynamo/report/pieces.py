@@ -15,7 +15,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-from ..guards import Guard, GuardKind, _humanize, _pretty
+from ..guards import Guard, GuardKind, readable_expr, short_repr
 
 
 class PieceKind(enum.Enum):
@@ -56,14 +56,14 @@ class Piece:
 
     @property
     def failed_guards(self) -> list[str]:
-        return [_STACK.sub(r"stack\1", f) for f in getattr(self.record, "failed_guards", None) or []]
+        return list(getattr(self.record, "failed_guards", None) or [])
 
     def generated_function(self) -> str:
         """A gloss of a resume function's generated name (its graph is named after it), or ""."""
         if self.kind not in (PieceKind.RESUME, PieceKind.LOOP):
             return ""
         code = self.fn.__code__
-        args = ", ".join(_STACK.sub(r"stack\1", a) for a in code.co_varnames[:code.co_argcount])
+        args = ", ".join(readable_expr(a) for a in code.co_varnames[:code.co_argcount])
         root = getattr(getattr(self.record, "root", None), "__name__", "the function")
         return f"{self.fn.__name__} is generated: the code of {root} from line {self.lineno} on, called " \
                f"with the live values ({args})"
@@ -184,8 +184,7 @@ def _bool_outcomes(r: Any) -> tuple:
 # ---- guards in words --------------------------------------------------------------------------------
 
 def _name(g: Guard) -> str:
-    return g.description if g.description and "___" not in g.description else \
-        _humanize(_STACK.sub(lambda m: f"stack{m.group(1)}", g.expr))
+    return g.description if g.description and "___" not in g.description else readable_expr(g.expr)
 
 
 def describe_guards(guards: list[Guard], piece: Piece | None = None) -> list[tuple[str, str]]:
@@ -197,7 +196,7 @@ def describe_guards(guards: list[Guard], piece: Piece | None = None) -> list[tup
     out = []
     for expr, gs in groups.items():
         words = _group_words(expr, {GuardKind(g.kind): g.expected for g in gs}, gs[0], piece)
-        out.append((words, _STACK.sub(r"stack\1", " and ".join(str(g) for g in gs))))
+        out.append((words, " and ".join(str(g) for g in gs)))
     return out
 
 
@@ -217,7 +216,7 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
     else:
         name = f"`{name}`"
     if GuardKind.SHAPE in kinds or GuardKind.DTYPE in kinds:
-        what = "an ndarray" if ty is None else _a(_pretty(ty))
+        what = "an ndarray" if ty is None else _a(short_repr(ty))
         parts = [f"shape {kinds[GuardKind.SHAPE]}"] if GuardKind.SHAPE in kinds else []
         parts += [f"dtype {kinds[GuardKind.DTYPE]}"] if GuardKind.DTYPE in kinds else []
         return f"{name} is {what} of {' and '.join(parts)}"
@@ -228,7 +227,7 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
         keys = ", ".join(repr(k) for k in kinds[GuardKind.DICT_KEYS])
         return f"{name} is a dict with keys {keys} (in this order)"
     if GuardKind.LEN in kinds:
-        what = _a(_pretty(ty)) if ty is not None else "a container"
+        what = _a(short_repr(ty)) if ty is not None else "a container"
         return f"{name} is {what} of length {kinds[GuardKind.LEN]}"
     if GuardKind.ID in kinds:
         return f"{name} is {_identity(kinds[GuardKind.ID])}"
@@ -237,8 +236,8 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
     if GuardKind.NOT_NONE in kinds:
         return f"{name} is not None"
     if ty is not None and len(kinds) == 1:
-        return f"{name} is {_a(_pretty(ty))} (any value: not specialized)" if ty in (int, float) \
-            else f"{name} is {_a(_pretty(ty))}"
+        return f"{name} is {_a(short_repr(ty))} (any value: not specialized)" if ty in (int, float) \
+            else f"{name} is {_a(short_repr(ty))}"
     return "; ".join(str(Guard(first.expr, k, v)) for k, v in kinds.items())
 
 
@@ -253,7 +252,7 @@ def _identity(v: Any) -> str:
         return repr(v)
     if isinstance(v, type):
         return f"the class {v.__qualname__}"
-    return f"the same object as at capture ({_pretty(v)})"
+    return f"the same object as at capture ({short_repr(v)})"
 
 
 def _stack_words(expr: str, kinds: dict, name: str, piece: Piece, stack: str) -> str:
@@ -268,7 +267,7 @@ def _stack_words(expr: str, kinds: dict, name: str, piece: Piece, stack: str) ->
                f"(line {line})"
     ty = kinds.get(GuardKind.TYPE)
     if ty is not None and len(kinds) == 1:
-        return f"{_stack_short(stack)} (the value of `{text}`, line {line}) is {_a(_pretty(ty))}, any value"
+        return f"{_stack_short(stack)} (the value of `{text}`, line {line}) is {_a(short_repr(ty))}, any value"
     return f"{_stack_short(stack)} (the value of `{text}`, line {line}): " + \
         "; ".join(str(Guard(expr, k, v)) for k, v in kinds.items())
 
@@ -307,9 +306,9 @@ def gloss_name(name: str, value: Any, piece: Piece, pieces_by_fn: dict) -> str:
         return "the loop driver: runs the loop's test/iterator in plain Python and calls the compiled loop " \
                "body once per iteration"
     if value is not None and getattr(value, "__name__", None):
-        return f"{_pretty(value)}, called in plain Python at the break"
+        return f"{short_repr(value)}, called in plain Python at the break"
     if re.fullmatch(r"___v\d+", name):
         return "a temporary holding a value rebuilt after the graph"
     if value is not None:
-        return f"a constant captured from your program ({_pretty(value)})"
+        return f"a constant captured from your program ({short_repr(value)})"
     return "a name minidynamo generated (never one of your variables)"

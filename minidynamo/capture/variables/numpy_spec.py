@@ -3,7 +3,7 @@
 Imports graph.ir/graph.meta and variables.*. `np.shape(x)`, `np.ndim(x)`, `np.size(x, axis)`,
 `np.result_type(...)`, `np.iscomplexobj(x)` and `np.isrealobj(x)` depend only on shapes and dtypes, which
 the capture knows exactly (and guards), so they fold to constants: `int()` or `range()` on the result does
-not break. `NamedResultVar` is a tuple of graph values rebuilt as NumPy's own class (QRResult, SVDResult...).
+not break. Named-tuple results (QRResult, SVDResult...) are NamedTupleVars of graph values.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ..breaks import BreakCategory
 from .array import ArrayVar
 from .base import Var, unsupported
 from .containers import TupleVar, wrap_constant
+from .namedtuples import NamedTupleVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -79,38 +80,12 @@ class SpecFunctionVar(Var):
         return out.constant(self.fn)
 
 
-class NamedResultVar(TupleVar):
-    """A named-tuple result of a NumPy function (`q, r = np.linalg.qr(a)` or `res.Q`): items are graph
-    values; rebuilt outside the graph as `cls(*items)`, so the caller gets NumPy's own type."""
-
-    def __init__(self, items: list[Var], cls: type) -> None:
-        super().__init__(items)
-        self.cls = cls
-
-    def describe(self) -> str:
-        return f"{self.cls.__name__}[{len(self.items)}]"
-
-    def python_type(self) -> type:
-        return self.cls
-
-    def as_constant(self) -> Any:
-        return self.cls(*(i.as_constant() for i in self.items))
-
-    def getattr(self, frame: "Frame", name: str) -> Var:
-        fields = getattr(self.cls, "_fields", ())
-        if name in fields:
-            return self.items[fields.index(name)]
-        raise unsupported(BreakCategory.UNSUPPORTED, f"attribute {name!r} of {self.describe()}")
-
-    def reconstruct(self, out: Any) -> str:
-        return f"{out.constant(self.cls)}({', '.join(i.reconstruct(out) for i in self.items)})"
-
-
 def named_result(result: Var) -> Var:
-    """The recorded result as a NamedResultVar when its op's meta said NumPy returns a named tuple."""
+    """The recorded result as a NamedTupleVar when its op's meta said NumPy returns a named tuple (QRResult,
+    SVDResult...), so the caller gets NumPy's own class."""
     if isinstance(result, TupleVar) and result.items and isinstance(result.items[0], ArrayVar):
         producer = result.items[0].node.args[0] if result.items[0].node.args else None
         cls = getattr(getattr(producer, "spec", None), "cls", None)
         if cls is not None:
-            return NamedResultVar(result.items, cls)
+            return NamedTupleVar(cls, result.items)
     return result

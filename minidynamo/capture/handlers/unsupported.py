@@ -22,7 +22,6 @@ unsupported_opcodes(
     "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "LOAD_BUILD_CLASS", "SETUP_ANNOTATIONS", "IMPORT_STAR",
     "LOAD_LOCALS", "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_FROM_DICT_OR_DEREF", "LOAD_CLASSDEREF", "PRINT_EXPR",
 )
-unsupported_opcodes("imports run eagerly", "IMPORT_NAME", "IMPORT_FROM")
 unsupported_opcodes("pattern matching (match/case) is not captured", "MATCH_CLASS", "MATCH_KEYS",
                     "MATCH_MAPPING", "MATCH_SEQUENCE", "GET_LEN")
 unsupported_opcodes("sets are not modelled", "BUILD_SET", "SET_ADD", "SET_UPDATE")

@@ -118,6 +118,16 @@ def eye_meta(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, **kwargs: An
     return ArraySpec((rows, cols), _dtype(dtype))
 
 
+def tri_meta(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, **kwargs: Any) -> ArraySpec:
+    """np.tri: ones at and below the k-th diagonal, (N, M) as np.eye, but built from two aranges, so a
+    negative N or M gives an empty axis instead of an error."""
+    reject_keywords("tri", kwargs, ("like",))
+    rows = int_tuple(N, "tri: N")[0]
+    cols = rows if M is None else int_tuple(M, "tri: M")[0]
+    int_tuple(k, "tri: k")
+    return ArraySpec(tuple(d if isinstance(d, Sym) else max(d, 0) for d in (rows, cols)), _dtype(dtype))
+
+
 def identity_meta(n: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:
     reject_keywords("identity", kwargs, ("like",))
     return eye_meta(n, dtype=dtype)

@@ -317,7 +317,7 @@ DATA_DEPENDENT_FUNCTIONS = {id(f): f for f in (
 
 # ---- creation and conversion ----------------------------------------------------------------------------
 for _name, _meta in (("zeros", C.zeros_meta), ("ones", C.ones_meta), ("full", C.full_meta),
-                     ("eye", C.eye_meta), ("identity", C.identity_meta), ("arange", C.arange_meta),
+                     ("eye", C.eye_meta), ("tri", C.tri_meta), ("identity", C.identity_meta), ("arange", C.arange_meta),
                      ("linspace", C.linspace_meta), ("zeros_like", C.zeros_like_meta),
                      ("ones_like", C.ones_like_meta), ("full_like", C.full_like_meta),
                      ("where", C.where_meta), ("copy", C.copy_meta), ("array", C.array_meta),

@@ -415,7 +415,7 @@ def creation_case(draw, name: str):
         return (draw(creation_shapes),), draw(optional(dtype=dtype_args))
     if name == "full":
         return (draw(creation_shapes), draw(fill_values)), draw(optional(dtype=dtype_args))
-    if name == "eye":
+    if name in ("eye", "tri"):
         return (draw(st.integers(-1, 3)),), draw(optional(M=st.one_of(st.none(), st.integers(0, 3)),
                                                           k=st.integers(-2, 2), dtype=dtype_args))
     if name == "identity":
@@ -544,7 +544,7 @@ CASES.update({
     "array": array_case(), "asarray": array_case(),
 })
 CASES.update({name: creation_case(name) for name in (
-    "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace", "zeros_like", "ones_like",
+    "zeros", "ones", "empty", "full", "eye", "tri", "identity", "arange", "linspace", "zeros_like", "ones_like",
     "empty_like", "full_like")})
 
 BINARY_SYMBOLS = ("+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>", "<", "<=", "==", "!=",

@@ -26,7 +26,7 @@ from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .capture.dynamic_shapes import STATIC, ShapePolicy
-from .graph import ops
+from .rng_state import restoring_rng
 from .guards import GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .partial import capture_around_break, loop_back_body, resume_info
@@ -311,8 +311,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     if compiled is not None:
         namespace[body.graph_key] = compiled
         lines[0:1] = _guarded_graph_call(ctx, body, lines[0], _forward(fn))
-        if any(ops.uses_global_rng(n.op) for n in body.graph.nodes):
-            lines = _restoring_rng(body.graph_key, lines, namespace)
+        lines = restoring_rng(body.graph_key, lines, body.graph, ctx.inputs, namespace)
     entry = Entry(ctx.guards, lines, namespace, tag)
     ctx.shape_env.freeze()    # the guards are final: a later decision on a symbol would go unguarded
     record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start, shape_env=ctx.shape_env)
@@ -338,21 +337,6 @@ def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[st
     snapshot = f"___snap = ({''.join(a + '.copy(), ' for a in arrays)})"
     restore = [f"    {a}[...] = ___snap[{i}]" for i, a in enumerate(arrays)]
     return [snapshot, "try:", f"    {call}", "except Exception:", *restore, *rerun]
-
-
-def _restoring_rng(key: str, lines: list[str], namespace: dict) -> list[str]:
-    """A graph that draws from NumPy's global RandomState and then raises is re-run eagerly: the global
-    state is saved before the graph and restored before that re-run, so the stream is consumed exactly
-    once, as eagerly."""
-    if not any(line.startswith("except Exception:") for line in lines):
-        return lines            # the graph's exception propagates as is: the draws made stand, as eager's
-    namespace[f"{key}_get_rng"], namespace[f"{key}_set_rng"] = np.random.get_state, np.random.set_state
-    out = [f"{key}_rng = {key}_get_rng(legacy=False)"]
-    for line in lines:
-        out.append(line)
-        if line.startswith("except Exception:"):
-            out.append(f"    {key}_set_rng({key}_rng)")
-    return out
 
 
 def _recorded(record: CaptureRecord) -> CaptureRecord:

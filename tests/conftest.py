@@ -106,6 +106,8 @@ def assert_same(eager: Any, compiled: Any, where: str = "result") -> None:
         assert list(eager) == list(compiled), f"{where}: keys {list(compiled)}, eager {list(eager)}"
         for k in eager:
             assert_same(eager[k], compiled[k], f"{where}[{k!r}]")
+    elif isinstance(eager, (np.random.Generator, np.random.RandomState)):
+        assert_same(rng_state(eager), rng_state(compiled), f"{where}: random stream state")
     elif isinstance(eager, float) and eager != eager:
         assert compiled != compiled, f"{where}: {compiled!r}, eager nan"
     elif isinstance(eager, types.SimpleNamespace) or (type(eager).__eq__ is object.__eq__
@@ -113,6 +115,13 @@ def assert_same(eager: Any, compiled: Any, where: str = "result") -> None:
         assert_same(_state(eager), _state(compiled), f"{where}.__dict__")   # {} for sentinels
     else:
         assert eager == compiled, f"{where}: {compiled!r}, eager {eager!r}"
+
+
+def rng_state(rng: Any) -> dict:
+    """Everything that decides a generator's next draws (a RandomState's cached Gaussian included)."""
+    if isinstance(rng, np.random.Generator):
+        return rng.bit_generator.state
+    return rng.get_state(legacy=False)
 
 
 # Callables compared by identity, not by their state (a layer object with __call__ is compared by state).

@@ -270,8 +270,12 @@ def numpy_surface_not_lowered(registry: dict) -> dict[str, str]:
             reasons[name] = "a ufunc method (outer/reduce/accumulate/reduceat/at): runs as NumPy"
         elif name.startswith("fft."):
             reasons[name] = "pocketfft's exact rounding is not reproduced by the engine's FFT"
+        elif name == "random.default_rng":
+            reasons[name] = "makes a NumPy Generator object, which no engine holds"
         elif name.startswith("random."):
             reasons[name] = "draws from NumPy's global RandomState, whose stream the engine does not reproduce"
+        elif name.startswith(("Generator.", "RandomState.")):
+            reasons[name] = "draws from a NumPy generator object, whose stream the engine does not reproduce"
     for name in ("cholesky", "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "pinv",
                  "matrix_power", "lstsq"):
         reasons[name] = "NumPy raises LinAlgError on bad values and returns LAPACK's exact results and types"

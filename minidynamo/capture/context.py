@@ -17,7 +17,7 @@ import numpy as np
 from .. import guards as G
 from ..graph import ops
 from ..backends import dask_lowering
-from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, iter_nodes, map_nodes
+from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, RngSpec, iter_nodes, map_nodes
 from ..graph.meta import MetaError
 from ..graph.symbolic import ShapeEnv
 from .dynamic_shapes import STATIC, ShapePolicy, specialize, symbolic_spec
@@ -32,6 +32,7 @@ from .variables.functions import BoundMethodVar, UserFunctionVar
 from .variables.lazy_array import LazyArrayVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
+from .variables.rng import RNG_TYPES, RngVar, rng_input
 from .variables.scalar import SCALAR_TYPES, ScalarVar
 from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*, itertools.* ... in BUILTINS)
 from ..signatures import code_signature
@@ -110,6 +111,8 @@ class CaptureContext:
             return self._graph_input(value, source)
         if dask_lowering.is_lazy(value):
             return self._lazy_input(value, source)
+        if t in RNG_TYPES:
+            return rng_input(self, value, source)
         if isinstance(value, np.ndarray):       # subclasses (matrix, masked) behave differently: opaque
             self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
             return OpaqueVar(value, source)
@@ -288,7 +291,7 @@ class CaptureContext:
         """Mutated objects must stay distinct from every other wrapped mutable of the same type; when the
         graph writes into arrays, its array inputs must stay distinct objects too (aliases share one input)."""
         if self.mutating_nodes:      # numbers are immutable: whether two are one object does not matter
-            sources = [src for src, node in self.inputs if not isinstance(node.spec, PyScalarSpec)]
+            sources = [src for src, node in self.inputs if isinstance(node.spec, ArraySpec)]
             for i, s1 in enumerate(sources):
                 for s2 in sources[i + 1:]:
                     self.guard([_same_object(s1, s2, False)])
@@ -301,7 +304,7 @@ class CaptureContext:
     # ---- graph building ------------------------------------------------------------------------------
     def to_arg(self, var: Var) -> Any:
         """The graph argument for a Var: a Node for arrays, the value for constants, nested for containers."""
-        if isinstance(var, (ArrayVar, ScalarVar)):
+        if isinstance(var, (ArrayVar, ScalarVar, RngVar)):
             return var.node
         if isinstance(var, TupleVar):
             return tuple(self.to_arg(v) for v in var.items)
@@ -360,6 +363,8 @@ class CaptureContext:
             self.nodes_in_try.append(node)
         if spec is None:
             return ConstVar(None)
+        if isinstance(spec, RngSpec):
+            return RngVar(node)
         make = (lambda n: LazyArrayVar(n, cls=lazy)) if lazy is not None else ArrayVar
         if isinstance(spec, tuple):
             getitem = ops.get("getitem")

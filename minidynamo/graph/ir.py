@@ -12,6 +12,7 @@ Grammar (what `str(graph)` prints)::
     spec    ::= dtype "[" dim ("," dim)* "]"           -- an ndarray of that shape ("f64[]" is 0-d)
               | dtype                                  -- a NumPy scalar (np.float64 ...), what reductions return
               | "(" spec,* ")" | "None"               -- several results (split) / a mutation's None
+              | "rng<" type ">"                        -- a Generator / RandomState object (RngSpec)
     dim     ::= int | sym                              -- sym: `s0`, `8*s0`, `s0 + s1`, `(s0//2)` (symbolic.py)
 
 A call node may hold subgraphs (`cond`, `while_loop`: graph/control.py); they print nested under it.
@@ -110,7 +111,22 @@ class PyScalarSpec:
         return type(value) is self.type
 
 
-Spec = ArraySpec | PyScalarSpec | tuple | None
+@dataclass(frozen=True)
+class RngSpec:
+    """A random generator object (np.random.Generator or RandomState) held by the graph: read from the
+    caller (an input) or made in it (`np.random.default_rng(seed)`). Ops on it draw from its stream, in
+    order; no engine holds one, so those ops stay on NumPy. Printed `rng<Generator>`."""
+
+    type: type
+
+    def __str__(self) -> str:
+        return f"rng<{self.type.__name__}>"
+
+    def matches(self, value: Any) -> bool:
+        return type(value) is self.type
+
+
+Spec = ArraySpec | PyScalarSpec | RngSpec | tuple | None
 
 
 class MethodCall:

@@ -31,13 +31,13 @@ def _private() -> np.random.RandomState:
     return np.random.RandomState(0)
 
 
-def _unit(value: Any) -> Any:
+def unit_probe(value: Any) -> Any:
     if is_spec(value):
         return np.ones(tuple(min(d, 1) for d in value.shape), value.dtype)
     return value
 
 
-def _size(size: Any) -> tuple[int, ...] | None:
+def size_shape(size: Any) -> tuple[int, ...] | None:
     if size is None:
         return None
     try:
@@ -69,10 +69,10 @@ def draw_meta(name: str) -> Callable[..., ArraySpec]:
             if k not in params + ("size",) or k in bound:
                 raise MetaError(f"random.{name}: unexpected keyword {k!r}")
             bound[k] = v
-        size = _size(bound.get("size"))
+        size = size_shape(bound.get("size"))
         values = {k: bound[k] for k in params if k in bound}
         unit_size = None if size is None else tuple(min(d, 1) for d in size)
-        probe_kw = {k: _unit(v) for k, v in values.items()}
+        probe_kw = {k: unit_probe(v) for k, v in values.items()}
         if unit_size is not None:
             probe_kw["size"] = unit_size
         res = run_probe(f"random.{name}", getattr(_private(), name), **probe_kw)
@@ -101,7 +101,7 @@ def dims_meta(name: str) -> Callable[..., ArraySpec]:
 
 
 def randint_meta(low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> ArraySpec:
-    shape = _size(size)
+    shape = size_shape(size)
     if is_spec(low) or is_spec(high):
         raise MetaError("random.randint: unsupported: array bounds")
     res = run_probe("random.randint", _private().randint, low, high,
@@ -113,7 +113,7 @@ def choice_meta(a: Any, size: Any = None, replace: bool = True, p: Any = None) -
     """choice(a, size): `size` items of a (an int n means arange(n)); p must be a constant."""
     if is_spec(p):
         raise MetaError("random.choice: unsupported: p as an array (its values are checked)")
-    shape = _size(size)
+    shape = size_shape(size)
     if is_spec(a):
         if a.ndim != 1:
             raise MetaError("random.choice: a must be 1-dimensional")

@@ -19,10 +19,11 @@ from typing import Any, Callable
 import numpy as np
 
 from . import meta as M
-from .ir import ArraySpec
+from .ir import ArraySpec, MethodCall
 from . import meta_create as C
 from . import meta_decomp as DEC
 from . import meta_fft as FFT
+from . import meta_generator as GEN
 from . import meta_index as X
 from . import meta_linalg as L
 from . import meta_random as RND
@@ -303,9 +304,36 @@ _op("random.shuffle", np.random.shuffle, RND.shuffle_meta, functions=(np.random.
     mutates=(0,))
 
 
+# ---- generator objects: `np.random.default_rng(seed)` makes one in the graph; the methods of a Generator or
+# RandomState (read from the caller or made in the graph) are ops "Generator.<name>" / "RandomState.<name>"
+# taking the generator as their first argument, flagged random like the global draws --------------------
+_op("random.default_rng", np.random.default_rng, GEN.default_rng_meta, functions=(np.random.default_rng,),
+    random=True)
+SYMBOLIC_OPS.add("random.default_rng")          # a seed passed per call stays a graph input
+SYMBOLIC_INT_OPS.add("random.default_rng")
+RNG_METHODS: dict[tuple[type, str], OpDef] = {}   # (Generator, "normal") -> OpDef
+for _name in GEN.GENERATOR_DRAWS + GEN.GENERATOR_SPECIAL:
+    _meta = GEN.GENERATOR_SPECIAL_RULES.get(_name) or GEN.generator_draw_meta(_name)
+    RNG_METHODS[(np.random.Generator, _name)] = _op(f"Generator.{_name}", MethodCall(_name), _meta, random=True,
+                                                    mutates=(1,) if _name == "shuffle" else ())
+for _name in GEN.RANDOM_STATE_METHODS:
+    RNG_METHODS[(np.random.RandomState, _name)] = _op(
+        f"RandomState.{_name}", MethodCall(_name), GEN.random_state_meta(_name), random=True,
+        mutates=(1,) if _name == "shuffle" else ())
+
+
+def rng_method(rng_type: type, name: str) -> OpDef | None:
+    """The op of `rng.name(...)` for a generator of that exact type, or None."""
+    return RNG_METHODS.get((rng_type, name))
+
+
+_GLOBAL_DRAWS = frozenset(f"random.{n}" for n in (*RND.DRAWS, *RND.DIMS_DRAWS, "randint", "choice",
+                                                  "permutation", "shuffle"))
+
+
 def uses_global_rng(node_op: str) -> bool:
     """True for an op that draws from NumPy's global RandomState."""
-    return node_op.startswith("random.")
+    return node_op in _GLOBAL_DRAWS
 
 
 # Functions whose output shape depends on the values (np.unique, np.nonzero, ...): a call is a graph break

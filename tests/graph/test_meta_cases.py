@@ -50,6 +50,8 @@ class A:
 def _walk(tree, leaf):
     if isinstance(tree, A):
         return leaf(tree)
+    if hasattr(type(tree), "spec") and hasattr(type(tree), "real"):    # test_meta_cases_rng.RngArg
+        return getattr(tree, leaf.__name__)()
     if isinstance(tree, tuple):
         return tuple(_walk(t, leaf) for t in tree)
     if isinstance(tree, list):
@@ -568,5 +570,9 @@ HEAVY = {"getitem": 400, "setitem": 250, "einsum": 250, "reshape": 150, "norm": 
 # generators live in their own module, which imports the building blocks above.
 from .test_meta_cases_lib import LIB_CASES, LIB_EXAMPLES  # noqa: E402
 
+from .test_meta_cases_rng import RNG_CASES, RNG_EXAMPLES  # noqa: E402
+
 CASES.update(LIB_CASES)
 HEAVY.update(LIB_EXAMPLES)
+CASES.update(RNG_CASES)
+HEAVY.update(RNG_EXAMPLES)

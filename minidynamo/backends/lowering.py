@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from ..graph import codegen
+from ..graph.errstate import has_errstate
 from ..graph.ir import CONST, INPUT, Graph, Node, iter_nodes, map_nodes
 
 
@@ -66,6 +67,9 @@ class LoweringTable:
 
     def decide(self, node: Node) -> "Decision":
         """Lowered or not, and why not."""
+        if has_errstate(node):
+            return Decision(node, Placement.NUMPY, "runs inside `with np.errstate(...)`: NumPy's own warnings "
+                                                   "and FloatingPointError under that state")
         rule = self.rules.get(node.op)
         if rule is None:
             reason = self.not_lowered.get(node.op, f"no {self.engine} lowering for op {node.op!r}")

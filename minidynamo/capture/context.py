@@ -18,6 +18,7 @@ from .. import guards as G
 from ..graph import ops
 from ..backends import dask_lowering
 from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, RngSpec, iter_nodes, map_nodes
+from ..graph.errstate import ERRSTATE
 from ..graph.meta import MetaError
 from ..graph.symbolic import ShapeEnv
 from .dynamic_shapes import STATIC, ShapePolicy, specialize, symbolic_spec
@@ -32,6 +33,7 @@ from .variables.functions import BoundMethodVar, UserFunctionVar
 from .variables.lazy_array import LazyArrayVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
+from .variables.errstate import ErrstateClassVar
 from .variables.rng import RNG_TYPES, RngVar, rng_input
 from .variables.scalar import SCALAR_TYPES, ScalarVar
 from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*, itertools.* ... in BUILTINS)
@@ -67,6 +69,7 @@ class CaptureContext:
         self.loop_tests: set[tuple[int, int]] = set()  # (frame id, jump index) ending while bodies being folded
         self.folded: list[Node] = []      # the cond / while_loop nodes made from the user's control flow
         self.folded_log: list[str] = []   # why branches were not folded (for logs and tests)
+        self.errstate: list[tuple] = []   # keywords of the np.errstate blocks being captured, outermost first
         self._ns_keys: dict[int, str] = {}
         self._inputs_by_expr: dict[str, ArrayVar] = {}
         self._inputs_by_id: dict[int, ArrayVar] = {}
@@ -143,7 +146,7 @@ class CaptureContext:
             return BuiltinVar(value, source)
         if isinstance(value, type):
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
-            return ConstVar(value, source)
+            return ErrstateClassVar(source) if value is np.errstate else ConstVar(value, source)
         if callable(value) and not hasattr(value, "__dict__"):
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             return OpaqueVar(value, source)
@@ -332,7 +335,8 @@ class CaptureContext:
         g_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
         lazy = next((n.meta["lazy"] for n in iter_nodes((g_args, g_kwargs)) if "lazy" in n.meta), None)
         if lazy is not None:    # an op on a dask value is captured only if dask computes what NumPy would
-            why = dask_lowering.refusal(opdef.name, target, g_args, g_kwargs)
+            why = dask_lowering.refusal(opdef.name, target, g_args, g_kwargs) or (
+                "dask computes it later, outside `with np.errstate(...)`" if self.errstate else None)
             if why is not None:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} on a dask array: {why}")
         if not opdef.symbolic:
@@ -357,6 +361,8 @@ class CaptureContext:
         if lazy is not None:    # dask reduces to a 0-d dask array where NumPy gives a NumPy scalar
             spec = _unscalar(spec)
         node = self.graph.call(opdef.name, target, g_args, g_kwargs, spec=spec)
+        if self.errstate:
+            node.meta[ERRSTATE] = tuple(self.errstate)
         if opdef.mutates or "out" in g_kwargs:
             self.mutating_nodes.append(node)
         if self._inside_try():

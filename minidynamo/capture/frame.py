@@ -44,6 +44,9 @@ class Frame:
         self.drives: frozenset[int] = frozenset()   # loop headers where a driven function hands back to a driver
         self.entry: int = 0                 # where execution starts (a resume function's jump target)
         self.loop_starts = {s for s, _ in self.ins.loops}
+        # (index, visit) of the np.errstate(...) call of each captured errstate block this frame is inside
+        # (variables/errstate.py): a break inside one restarts the root frame there
+        self.errstate_blocks: list[tuple[int, int]] = []
 
     # ---- stack ---------------------------------------------------------------------------------------
     def push(self, value: Any) -> None:

@@ -102,6 +102,9 @@ def _at_loop_start(frame: Frame, visit: int) -> None:
 def _locate(reason: BreakReason, frame: Frame) -> None:
     if frame.parent is None:      # where the root frame was: a restart stops before this instruction
         reason.root_stop = (frame.current, frame.visits.get(frame.current, 0))
+        if frame.errstate_blocks:   # ... or before the np.errstate(...) call whose block it is inside
+            reason.root_stop = frame.errstate_blocks[0]
+            reason.message += " (inside `with np.errstate(...)`: the whole block runs as plain Python)"
     filename, lineno, text = frame.location()
     where = f"{frame.qualname} ({filename}:{lineno}) `{text}`"
     if reason.lineno is None and not reason.filename:

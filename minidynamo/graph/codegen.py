@@ -25,6 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import control
+from .errstate import errstate_of, group_by_errstate
 from .ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes
 
 BINARY_INFIX: dict[Callable, str] = {
@@ -219,16 +220,17 @@ class _Emitter:
             reader = last_use.get(id(n))
             if n.is_call and reader is not None and id(n) not in keep:
                 dying.setdefault(id(reader), []).append(self.names[n])
-        body: list[str] = []
+        chunks: list[tuple[tuple, list[str]]] = []     # (errstate stack, lines) per node
         for node in graph.nodes:
             if node.is_call:
                 if control.is_control(node):
-                    body += self.control_statements(node)
+                    lines = self.control_statements(node)
                 else:
-                    body += self.statements(node, id(node) in used)
+                    lines = self.statements(node, id(node) in used)
                 if id(node) in dying:
-                    body.append("del " + ", ".join(sorted(set(dying[id(node)]))))
-        return body
+                    lines.append("del " + ", ".join(sorted(set(dying[id(node)]))))
+                chunks.append((errstate_of(node), lines))
+        return group_by_errstate(chunks, lambda: f"{self.bind(np, 'np')}.errstate")
 
     def tuple_text(self, values: list) -> str:
         texts = [self.expr(v) for v in values]

@@ -7,11 +7,13 @@ class both use, with one hook per node kind so a subclass can change how ops run
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .errstate import errstate_of
 from .ir import CONST, INPUT, ArraySpec, Graph, Node, map_nodes
 
 
@@ -140,7 +142,14 @@ class Interpreter:
             else:
                 args = map_nodes(node.args, lookup)
                 kwargs = map_nodes(node.kwargs, lookup) if node.kwargs else {}
-                env[node] = self.call_op(node, args, kwargs)
+                stack = errstate_of(node)
+                if stack:       # an op inside a captured `with np.errstate(...)` block
+                    with contextlib.ExitStack() as managers:
+                        for kw in stack:
+                            managers.enter_context(np.errstate(**dict(kw)))
+                        env[node] = self.call_op(node, args, kwargs)
+                else:
+                    env[node] = self.call_op(node, args, kwargs)
         return tuple(map_nodes(o, lookup) for o in self.graph.outputs)
 
 

@@ -34,6 +34,7 @@ from .symbolic import Sym
 
 INPUT = "input"
 CONST = "const"
+ERRSTATE = "errstate"   # node.meta key: the np.errstate blocks an op runs inside (graph/errstate.py)
 
 
 def _dtype_short(dtype: np.dtype) -> str:
@@ -191,7 +192,8 @@ class Node:
             return f"{self.name}: {format_spec(self.spec)}"
         parts = [format_arg(a) for a in self.args] + [f"{k}={format_arg(v)}" for k, v in self.kwargs.items()]
         body = "const" + _const_summary(self.value) if self.op == CONST else f"{self.op}({', '.join(parts)})"
-        return f"{self.name} = {body}  # {format_spec(self.spec)}"
+        under = "".join(f"  errstate({', '.join(f'{k}={v!r}' for k, v in kw)})" for kw in self.meta.get(ERRSTATE, ()))
+        return f"{self.name} = {body}  # {format_spec(self.spec)}{under}"
 
 
 def _const_summary(value: Any) -> str:

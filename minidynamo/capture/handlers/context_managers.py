@@ -1,6 +1,7 @@
-"""`with` blocks: BEFORE_WITH is not captured (entering runs user code with effects capture cannot see);
-it is a graph break whose plain-Python form enters the context, and the body is captured in a resume
-function."""
+"""`with` blocks: BEFORE_WITH is captured only for `np.errstate(...)` made during capture (variables/
+errstate.py: its ops run under that error state). Any other manager is not captured (entering runs user
+code with effects capture cannot see): a graph break whose plain-Python form enters the context, and the
+body is captured in a resume function."""
 
 from __future__ import annotations
 
@@ -8,11 +9,25 @@ from typing import Any
 
 from bytecode import Instr
 
+from ..breaks import BreakCategory
 from ..frame import Frame
-from . import Plain, plain_form, unsupported_opcodes
+from ..variables.base import unsupported
+from ..variables.errstate import ErrstateVar
+from . import Plain, handler, plain_form
 
-unsupported_opcodes("entering a context manager is a graph break: BEFORE_WITH runs in plain Python and the "
-                    "body is captured in a resume function", "BEFORE_WITH")
+
+# https://docs.python.org/3.13/library/dis.html#opcode-BEFORE_WITH
+@handler("BEFORE_WITH")
+def before_with(frame: Frame, inst: Instr) -> None:
+    # (mgr -- __exit__, __enter__())
+    mgr = frame.stack[-1]
+    if not isinstance(mgr, ErrstateVar):
+        raise unsupported(BreakCategory.UNSUPPORTED, "entering a context manager is a graph break: "
+                          "BEFORE_WITH runs in plain Python and the body is captured in a resume function")
+    frame.pop()
+    exit_, entered = mgr.enter(frame)
+    frame.push(exit_)
+    frame.push(entered)
 
 
 @plain_form("BEFORE_WITH")

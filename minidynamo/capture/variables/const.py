@@ -7,6 +7,7 @@ on it are folded at capture time and the result is again a ConstVar.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -164,8 +165,12 @@ def all_constant(args: list[Var], kwargs: dict[str, Var] | None = None) -> bool:
 def fold(frame: "Frame", fn: Any, *args: Any, **kwargs: Any) -> Var:
     """Run a pure function on constants now; an exception becomes a break so eager Python raises it."""
     from .containers import wrap_constant
+    numpy_values = any(isinstance(v, (np.generic, np.ndarray)) for v in (*args, *kwargs.values()))
     try:
-        result = fn(*args, **kwargs)
+        # NumPy arithmetic that would warn (or raise, under np.errstate) is left to plain Python too, so
+        # it warns on every call and under the error state in force there
+        with np.errstate(all="raise") if numpy_values else contextlib.nullcontext():
+            result = fn(*args, **kwargs)
     except Exception as e:  # the user's program raises here: leave it to plain Python
         raise unsupported(BreakCategory.EXCEPTION, f"{getattr(fn, '__name__', fn)} raised {type(e).__name__}: {e}") from None
     return wrap_constant(result)

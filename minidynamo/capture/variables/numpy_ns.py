@@ -33,6 +33,9 @@ def wrap_library_value(value: Any) -> Var:
     from .numpy_spec import SPEC_FUNCTIONS, SpecFunctionVar
     if id(value) in SPEC_FUNCTIONS:
         return SpecFunctionVar(value)
+    if value is np.errstate:
+        from .errstate import ErrstateClassVar
+        return ErrstateClassVar()
     if isinstance(value, (int, float, complex, bool, str, np.dtype, type)) or value is None:
         return ConstVar(value)
     if isinstance(value, np.generic):

@@ -18,6 +18,7 @@ import numpy as np
 
 import minidynamo as md
 
+from . import sizes_torch
 from .report import table, write
 from .timing import interleaved
 
@@ -139,13 +140,22 @@ def run(quick: bool = False) -> str:
             captures, seconds, ratio = _recurrent(policy, 20 if quick else 50, batch, d)
             row.append(f"{captures} ({seconds * 1e3:.0f} ms), warm {ratio:.2f}x eager")
         rows.append(row)
+    torch = sizes_torch.available()
+    if torch is not None:
+        rows.append([f"TorchDynamo {torch.__version__.split('+')[0]}, default"] + sizes_torch.sweeps(
+            torch, batches, seqs, triangular, n, RECURRENT_SIZES, 20 if quick else 50))
+        note = ("TorchDynamo row: the same programs in torch, `torch.compile(fn, backend=\"eager\", dynamic=None)`; its "
+                "captures are the graphs it compiled, its time that of the calls that compiled (see sizes_torch.py).")
+    else:
+        note = ("TorchDynamo row skipped: torch is not installed here. With a Python 3.11 venv holding the CPU build "
+                "(`pip install -e . torch==2.13.0`), run `python -m benchmarks.sizes` with that venv's python.")
     header = ["policy", f"MLP, batch 1..64 ({len(mlp_calls)} sizes)", f"attention, length 5..100 "
               f"({len(att_calls)} sizes)", f"triangular loop, n={n}"]
-    header += [f"recurrent layer, 50 steps, batch {b}, d {d}" for b, d in RECURRENT_SIZES]
+    header += [f"recurrent layer, {20 if quick else 50} steps, batch {b}, d {d}" for b, d in RECURRENT_SIZES]
     body = ("Captures (total capture time) per sweep; every resume function and loop body counts. Targets "
             "(issue 10): <= 3 captures per sweep with the default policy; the triangular body captured once; "
             "the recurrent layer settled within 3 captures, then <= 1.2x eager per call.\n\n")
-    return body + table(header, rows) + "\n\n" + overhead(11 if quick else 41)
+    return body + table(header, rows) + "\n\n" + note + "\n\n" + overhead(11 if quick else 41)
 
 
 if __name__ == "__main__":

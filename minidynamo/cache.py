@@ -157,7 +157,11 @@ class FunctionCache:
         for e in reversed(entries):
             expr = e.guards.expression(e.tag) or "True"
             lines += ["    try:", f"        ___hit = {expr}", "    except Exception:  # a guard that cannot be "
-                      "evaluated (missing global, wrong type) is a miss", "        ___hit = False", "    if ___hit:"]
+                      "evaluated (missing global, wrong type) is a miss", "        ___hit = False"]
+            held = e.guards.bound_locals(e.tag)
+            if held:        # the check's reads are dropped: the call must not find extra references
+                lines.append(f"    {' = '.join(held)} = None")
+            lines.append("    if ___hit:")
             if self.count_hits:
                 lines.append(f"        ___{e.tag}hits[0] += 1")
             lines += [f"        {line}" for line in e.body]

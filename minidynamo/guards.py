@@ -5,7 +5,7 @@ function's argument names plus `___G` (its globals dict) and `___closure` (its c
 GuardSet orders and de-duplicates guards and renders them as one expression (the dispatcher inlines
 it; guard_check.compile_check makes a standalone `___check(*argnames)`); `failures` explains, one
 readable line per guard, why a check returned False.
-Imports only `minidynamo.errors`, numpy and the stdlib. Entry points: GuardSet, guard_constant,
+Imports only `minidynamo.errors`, `minidynamo.guard_reads`, numpy and the stdlib. Entry points: GuardSet, guard_constant,
 array_guards, failures.
 """
 
@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from .errors import InternalError
+from .guard_reads import Reads, prefixes as _prefixes
 
 
 class GuardKind(enum.StrEnum):
@@ -184,7 +185,7 @@ class GuardSet:
     def __init__(self, guards: Iterable[Guard] = ()) -> None:
         self._guards: dict[tuple, Guard] = {}
         self._canon: dict[str, str] = {}  # expr -> ast-normalized text, for grouping
-        self._rendered: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._rendered: dict[str, tuple[str, dict[str, Any], list[str]]] = {}
         self.extend(guards)
 
     def add(self, guard: Guard) -> None:
@@ -202,6 +203,11 @@ class GuardSet:
                 raise GuardConflictError(f"conflicting guards: `{opposite}` and `{guard}`")
         self._guards[key] = guard
         self._rendered.clear()
+
+    def has(self, expr: str, kinds: Iterable[GuardKind]) -> bool:
+        """Whether a guard of one of `kinds` checks `expr`."""
+        canon = self._canonical(expr)
+        return any((canon, kind) in self._guards for kind in kinds)
 
     def extend(self, guards: Iterable[Guard]) -> None:
         for g in guards:
@@ -253,12 +259,19 @@ class GuardSet:
         """The constants, classes and helpers that expression(tag) refers to."""
         return dict(self._render(tag)[1])
 
-    def _render(self, tag: str) -> tuple[str, dict[str, Any]]:
+    def bound_locals(self, tag: str = "") -> list[str]:
+        """The locals expression(tag) binds to objects it reads (see guard_reads.Reads); the dispatcher sets them to
+        None after the check, so the check keeps no object alive (ndarray.resize counts references)."""
+        return self._render(tag)[2]
+
+    def _render(self, tag: str) -> tuple[str, dict[str, Any], list[str]]:
         if tag not in self._rendered:
             names = _Namer(tag)
             shapes: dict[str, str] = {}     # `x.shape` -> the local its symbolic SHAPE guard bound it to
-            parts = [_code(g, names, shapes) for g in self.ordered()]
-            self._rendered[tag] = (" and ".join(parts) or "True", names.namespace)
+            ordered = self.ordered()
+            reads = Reads(tag, [self._canon[g.expr] for g in ordered if g.kind is not HOLDS])
+            parts = [_code(g, names, shapes, reads) for g in ordered]
+            self._rendered[tag] = (" and ".join(parts) or "True", names.namespace, list(reads.bound.values()))
         return self._rendered[tag]
 
     def _canonical(self, expr: str) -> str:
@@ -275,16 +288,6 @@ def _key(canon: str, guard: Guard) -> tuple:
     if guard.kind in (HASATTR, NOT_HASATTR):
         return (canon, guard.kind, guard.expected)
     return (canon, guard.kind)
-
-
-def _prefixes(canon: str) -> list[str]:
-    """`p['W1'].shape` -> ["p['W1']", 'p'], nearest first: the values read on the way to expr."""
-    node = ast.parse(canon, mode="eval").body
-    out = []
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
-        out.append(ast.unparse(node))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,12 +325,17 @@ class _Namer:
 _ATOM = re.compile(r"[\w.\[\]'\"()]+")
 
 
-def _code(g: Guard, names: _Namer, shapes: dict[str, str]) -> str:
+def _code(g: Guard, names: _Namer, shapes: dict[str, str], reads: Reads) -> str:
+    text = g.expr
+    if g.kind is HOLDS:
+        for read, local in shapes.items():
+            text = re.sub(r"(?<![\w.\]'\")])" + re.escape(read) + r"\[", local + "[", text)
+    text = reads.rewrite(text, g.kind in (TYPE, ID))
     # An expression with operators (`a is not b`) is parenthesized: `a is not b is True` would chain.
-    e = g.expr if _ATOM.fullmatch(g.expr) else f"({g.expr})"
+    e = text if _ATOM.fullmatch(text) else f"({text})"
     v = g.expected
-    if g.kind is TYPE:
-        return f"{names.helper(type)}({e}) is {names.bind(v, v.__name__)}"
+    if g.kind is TYPE:      # (a call's argument needs no parentheses, also around a `:=` binding)
+        return f"{names.helper(type)}({text}) is {names.bind(v, v.__name__)}"
     if g.kind is ID:
         return f"{e} is {_keyword(v) or names.bind(v)}"
     if g.kind is EQUALS:
@@ -340,8 +348,6 @@ def _code(g: Guard, names: _Namer, shapes: dict[str, str]) -> str:
         return " and ".join([f"{names.helper(len)}({local} := {e}.shape) == {len(v)}"]
                             + [f"{local}[{i}] == {d}" for i, d in enumerate(v) if d is not None])
     if g.kind is HOLDS:
-        for read, local in shapes.items():
-            e = re.sub(r"(?<![\w.\]'\")])" + re.escape(read) + r"\[", local + "[", e)
         return e
     if g.kind is DTYPE:
         # Builtin dtypes in native byte order are singletons in NumPy 2.x, so `is` hits on the

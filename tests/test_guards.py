@@ -421,3 +421,33 @@ def test_expressions_with_operators_are_parenthesized():
     gs = GuardSet([Guard("a is not b", EQUALS, True)])
     assert compile_check(gs, ["a", "b"], {})(a, b) is True
     assert compile_check(gs, ["a", "b"], {})(a, a) is False
+
+
+class _Holder:
+    pass
+
+
+def test_a_path_read_by_several_guards_is_read_once_and_the_local_dropped():
+    w, b = np.zeros((2, 3)), np.ones(3, np.float32)
+    gs = GuardSet([Guard("p", TYPE, _Holder), *array_guards("p.w", w), *array_guards("p.d['b']", b),
+                   Guard("p.d", TYPE, dict), Guard("p.w.shape[0] == p.d['b'].shape[0] - 1", "HOLDS", True)])
+    expr = gs.expression("e0_")
+    assert expr.count("p.w") == 1 and "___e0_r0 := p.w" in expr and expr.count("p.d") == 1
+    assert "___e0_r2 := ___e0_r1['b']" in expr                               # p.d['b'], through p.d's local
+    assert "(___e0_r0.shape[0] == ___e0_r2.shape[0] - 1)" in expr            # later reads use the locals
+    assert gs.bound_locals("e0_") == ["___e0_r0", "___e0_r1", "___e0_r2"]
+    check = compile_check(gs, ["p"], {})
+    p = _Holder()
+    p.w, p.d = w, {"b": b}
+    assert check(p) is True
+    p.w = np.zeros((3, 3))                      # the relation fails on the bound local
+    assert check(p) is False
+    p.w = [[0.0] * 3] * 2                       # not an array: the gate fails, nothing reads .shape of it
+    assert check(p) is False
+    p.w, p.d = w, {}
+    assert check(p) is False and "p.d['b']" in " ".join(failures(gs, {"p": p}))
+
+
+def test_a_path_read_once_or_a_plain_name_is_not_bound():
+    gs = GuardSet([*array_guards("x", np.zeros(2)), Guard("p", TYPE, _Holder), Guard("p.k", EQUALS, 3)])
+    assert ":=" not in gs.expression() and gs.bound_locals() == []

@@ -24,7 +24,8 @@ HANDLER_FILE_LIMIT, HANDLER_LIMIT = 400, 40
 ALLOWED: list[tuple[str, tuple[str, ...]]] = [
     ("graph", ("graph",)),
     ("backends", ("backends", "graph", "config")),
-    ("guards", ("errors",)),
+    ("guards", ("errors", "guard_reads")),
+    ("guard_reads", ()),
     ("errors", ()),
     ("config", ()),
     ("pyversion", ()),

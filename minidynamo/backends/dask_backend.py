@@ -25,6 +25,7 @@ import numpy as np
 from .. import config
 from ..graph.interp import Interpreter
 from ..graph.ir import INPUT, ArraySpec, Graph, Node, iter_nodes
+from ..graph.symbolic import bind_symbols, evaluate, hint_of
 from . import dask_lowering as DL
 from .lowering import LoweringTable, NotLowerable, OpRule, lower_graph
 
@@ -94,6 +95,7 @@ class _DaskRun(Interpreter):
 def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Callable[..., tuple]:
     lowered = {n: DL.lower(n, da) for n in graph.nodes if n.is_call}
     specs = [o.spec if isinstance(o, Node) else None for o in graph.outputs]
+    expected = _expected_shapes(graph, specs)
 
     def chunks_for(shape: tuple, dtype: np.dtype) -> Any:
         return da.core.normalize_chunks("auto", shape, limit=chunk_bytes, dtype=dtype) if chunk_bytes else "auto"
@@ -105,8 +107,8 @@ def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Calla
     if lazy:
         def run_lazy(*inputs: Any) -> tuple:
             outs = _DaskRun(graph, lowered, None).run(inputs)
-            for value, spec in zip(outs, specs):
-                _check_lazy(value, spec)
+            for value, spec, shape in zip(outs, specs, expected(inputs)):
+                _check_lazy(value, spec, shape)
             return outs
         return run_lazy
 
@@ -122,7 +124,7 @@ def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Calla
         for i, value in zip(where, dask.compute(*[outs[i] for i in where])):
             outs[i] = value
         owners = [v for v in inputs if isinstance(v, np.ndarray)]
-        return tuple(_as_spec(v, s, owners) for v, s in zip(outs, specs))
+        return tuple(_as_spec(v, s, owners, shape) for v, s, shape in zip(outs, specs, expected(inputs)))
 
     return run
 
@@ -154,8 +156,9 @@ def _probe(graph: Graph, lowered: dict[Node, Callable], da: Any, chunks_for: Cal
     def make(spec: Any) -> Any:
         if isinstance(spec, tuple):
             return tuple(make(s) for s in spec)
-        if isinstance(spec, ArraySpec):
-            return da.zeros(spec.shape, dtype=spec.dtype, chunks=chunks_for(spec.shape, spec.dtype))
+        if isinstance(spec, ArraySpec):     # symbolic sizes at their capture-time values
+            shape = tuple(hint_of(d) for d in spec.shape)
+            return da.zeros(shape, dtype=spec.dtype, chunks=chunks_for(shape, spec.dtype))
         return spec.type(1) if spec is not None else None     # an unspecialized Python int/float
     _Probe(graph, lowered, make).run([None] * len(graph.inputs))
 
@@ -168,13 +171,35 @@ def _leaves(value: Any) -> list[Any]:
     return [value]
 
 
-def _check_lazy(value: Any, spec: Any) -> None:
+def _expected_shapes(graph: Graph, specs: list[Any]) -> Callable[[Sequence[Any]], list[Any]]:
+    """Per call, the shape each output must have. A symbolic size is evaluated for this call's inputs (the
+    graph serves many sizes); one that no input determines is None, and left unchecked."""
+    shapes = [s.shape if isinstance(s, ArraySpec) else None for s in specs]
+    if not any(isinstance(s, ArraySpec) and s.is_symbolic for s in specs):
+        return lambda inputs: shapes
+
+    def at(inputs: Sequence[Any]) -> list[Any]:
+        values: dict[str, int] = {}
+        for node, value in zip(graph.inputs, inputs):
+            if isinstance(node.spec, ArraySpec) and node.spec.is_symbolic:
+                bind_symbols(node.spec.shape, np.shape(value), values)
+            elif "sym" in node.meta:
+                bind_symbols((node.meta["sym"],), (value,), values)
+        return [None if shape is None else tuple(evaluate(d, values) for d in shape) for shape in shapes]
+    return at
+
+
+def _shape_ok(shape: tuple, expected: tuple) -> bool:
+    return len(shape) == len(expected) and all(e is None or a == e for a, e in zip(shape, expected))
+
+
+def _check_lazy(value: Any, spec: Any, shape: Any) -> None:
     if isinstance(spec, ArraySpec) and DL.is_lazy(value):
-        if value.shape != spec.shape or value.dtype != spec.dtype:
+        if not _shape_ok(value.shape, shape) or value.dtype != spec.dtype:
             raise LoweringMismatch(f"dask gave {value.dtype}{list(value.shape)}, the graph promised {spec}")
 
 
-def _as_spec(value: Any, spec: Any, inputs: list[np.ndarray]) -> Any:
+def _as_spec(value: Any, spec: Any, inputs: list[np.ndarray], shape: Any) -> Any:
     """A computed value in the type NumPy gives (a NumPy scalar for reductions, a 0-d array otherwise), a
     fresh writeable array (dask may hand back an input's own buffer or a read-only broadcast)."""
     if not isinstance(spec, ArraySpec):
@@ -185,7 +210,7 @@ def _as_spec(value: Any, spec: Any, inputs: list[np.ndarray]) -> Any:
             raise LoweringMismatch(f"dask gave {type(value).__name__}, the graph promised {spec}")
         return value
     value = np.asarray(value) if isinstance(value, np.generic) else value
-    if type(value) is not np.ndarray or value.shape != spec.shape or value.dtype != spec.dtype:
+    if type(value) is not np.ndarray or not _shape_ok(value.shape, shape) or value.dtype != spec.dtype:
         raise LoweringMismatch(f"dask gave {type(value).__name__} {getattr(value, 'dtype', '')}"
                                f"{list(np.shape(value))}, the graph promised {spec}")
     if not value.flags.writeable or any(np.may_share_memory(value, i) for i in inputs):

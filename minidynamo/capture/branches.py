@@ -143,7 +143,7 @@ def _reachable(values: list, depth: int = 3) -> list:
         if depth and isinstance(v, SequenceVar):
             out += _reachable(list(v.items), depth - 1)
         elif depth and isinstance(v, DictVar):
-            out += _reachable(list(v.items.values()), depth - 1)
+            out += _reachable(v.known_values(), depth - 1)
     return out
 
 

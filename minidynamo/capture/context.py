@@ -22,6 +22,7 @@ from ..graph.errstate import ERRSTATE
 from ..graph.meta import MetaError
 from ..graph.symbolic import ShapeEnv
 from .dynamic_shapes import STATIC, ShapePolicy, specialize, symbolic_spec
+from .lazy_dict import LazyDictVar
 from .side_effects import SideEffects
 from .sources import NamespaceSource, Source, input_name
 from .variables.array import ArrayVar
@@ -253,7 +254,6 @@ class CaptureContext:
         if type(value) is dict:
             if not all(type(k) in (str, int) for k in value):
                 raise unsupported(BreakCategory.UNSUPPORTED, f"dict {desc} has keys that are not str/int")
-            self.guard([G.Guard(expr, G.GuardKind.DICT_KEYS, tuple(value), desc)])
             return self._dedupe_mutable(value, source, lambda: LazyDictVar(self, value, source))
         length = [G.Guard(expr, G.GuardKind.LEN, len(value), desc)]
         if type(value) is tuple:
@@ -500,66 +500,3 @@ class LazyListVar(ListVar):
             if -len(self._real) <= i < len(self._real):
                 return self._item(i % len(self._real))
         return super().getitem(frame, key)
-
-
-class LazyDictVar(DictVar):
-    """A dict that existed before the call: values are wrapped (and guarded) when first read."""
-
-    def __init__(self, ctx: CaptureContext, value: dict, source: Source) -> None:
-        super().__init__({}, source)
-        self._ctx, self._real = ctx, value
-        self._pending = {k: True for k in value}
-        self._written: list[Any] = []     # existing keys assigned; their old values need not be read
-        self._structural = False          # keys added/deleted or a method ran: the whole dict is rewritten
-
-    def _resolve(self, k: Any) -> None:
-        from .sources import ItemSource
-        if self._pending.pop(k, None):
-            self.items[k] = self._ctx.wrap(self._real[k], ItemSource(self.source, k))
-
-    def _resolve_all(self) -> None:
-        for k in list(self._pending):
-            self._resolve(k)
-        # keep the original key order
-        self.items = {k: self.items[k] for k in self._real if k in self.items} | \
-            {k: v for k, v in self.items.items() if k not in self._real}
-
-    def getitem(self, frame, key):
-        self._resolve(self._key(key))
-        return super().getitem(frame, key)
-
-    def length(self, frame):
-        return len(self._pending) + len(self.items)
-
-    def iterate(self, frame):
-        self._resolve_all()
-        return super().iterate(frame)
-
-    def contains(self, frame, item):
-        k = self._key(item)
-        return ConstVar(k in self._pending or k in self.items)
-
-    def setitem(self, frame, key, value):
-        k = self._key(key)
-        if k in self._real and not self._structural:   # `d['n'] += 1`: the other values stay unread
-            self._pending.pop(k, None)
-            if k not in self._written:
-                self._written.append(k)
-        else:
-            self._structural = True
-            self._resolve_all()
-        super().setitem(frame, key, value)
-
-    def changed_only(self) -> dict | None:
-        """The values assigned to existing keys, when that is the only change (written back key by key)."""
-        return None if self._structural else {k: self.items[k] for k in self._written}
-
-    def delitem(self, frame, key):
-        self._structural = True
-        self._resolve_all()
-        super().delitem(frame, key)
-
-    def call_method(self, frame, name, args, kwargs):
-        self._structural = True
-        self._resolve_all()
-        return super().call_method(frame, name, args, kwargs)

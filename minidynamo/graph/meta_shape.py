@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .ir import ArraySpec
+from .meta_index import slice_length
 from .symbolic import Sym
 from .meta import (MetaError, as_spec, broadcast, normalize_axes, normalize_axis, probe, reject_keywords,
                    result_dtype)
@@ -219,14 +220,14 @@ def _split(name: str, ary: Any, sections: Any, axis: Any, equal: bool) -> tuple[
     n = x.shape[ax]
     if isinstance(sections, (tuple, list)):
         cuts = [0] + list(int_tuple(sections, f"{name}: indices")) + [n]
-        sizes = [len(range(n)[start:stop]) for start, stop in zip(cuts, cuts[1:])]
+        sizes = [slice_length(n, slice(start, stop)) for start, stop in zip(cuts, cuts[1:])]
     else:
         count = int_tuple(sections, f"{name}: sections")[0]
         if count <= 0:
             raise MetaError(f"{name}: number sections must be larger than 0.")
         if equal and n % count:
             raise MetaError(f"{name}: array split does not result in an equal division")
-        each, extra = divmod(n, count)
+        each, extra = n // count, n % count      # a symbolic remainder is specialized (guarded) by `*`
         sizes = [each + 1] * extra + [each] * (count - extra)
     return tuple(ArraySpec(x.shape[:ax] + (s,) + x.shape[ax + 1:], x.dtype) for s in sizes)
 
@@ -311,7 +312,7 @@ def pad_meta(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) 
         raise MetaError(f"pad: pad_width {pad_width!r} does not fit an array of dimension {x.ndim}") from None
     if (width < 0).any():
         raise MetaError("pad: index can't contain negative values")
-    shape = tuple(int(d + lo + hi) for d, (lo, hi) in zip(x.shape, width))
+    shape = tuple(d + int(lo) + int(hi) for d, (lo, hi) in zip(x.shape, width))
     if "constant_values" in kwargs:
         result_dtype("pad", np.pad, probe(x, (1,)), 1, constant_values=probe(kwargs["constant_values"]))
     return ArraySpec(shape, x.dtype)

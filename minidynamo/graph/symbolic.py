@@ -48,6 +48,7 @@ class Atom:
     lo: float = -_INF
     hi: float = _INF
     description: str = ""
+    parts: tuple = ()           # an opaque term's (a, b, op), to evaluate it for other inputs
 
 
 class Sym:
@@ -233,7 +234,7 @@ class ShapeEnv:
         text = f"({_text(sa)}{op}{_text(sb)})"
         if text not in self.atoms:
             lo, hi = _division_range(sa, sb, op)
-            self.atoms[text] = Atom(text, f"({_python(sa)} {op} {_python(sb)})", hint, lo, hi)
+            self.atoms[text] = Atom(text, f"({_python(sa)} {op} {_python(sb)})", hint, lo, hi, parts=(sa, sb, op))
         return Sym(self, {(text,): 1})
 
     def decide(self, lhs: Any, op: str, rhs: Any) -> bool:
@@ -318,6 +319,49 @@ def same_size(a: Any, b: Any) -> bool:
 def hint_of(value: Any) -> Any:
     """The capture-time value of a Sym (no guard: for messages and probes only), other values unchanged."""
     return value.hint if isinstance(value, Sym) else value
+
+
+def bind_symbols(sizes: tuple, concrete: tuple, values: dict[str, int]) -> None:
+    """Learn symbol values from one input's concrete sizes: a size `s0` (or `k*s0 + c`) that is `n` on this
+    call gives s0. Decides nothing; sizes that say nothing about a single symbol are skipped."""
+    for size, n in zip(sizes, concrete):
+        if not isinstance(size, Sym):
+            continue
+        terms = [(m, c) for m, c in size.poly.items() if m]
+        if len(terms) == 1 and len(terms[0][0]) == 1 and not size.env.atoms[terms[0][0][0]].parts:
+            (name,), k = terms[0]
+            rest = int(n) - size.poly.get((), 0)
+            if rest % k == 0:
+                values[name] = rest // k
+
+
+def evaluate(value: Any, values: dict[str, int]) -> int | None:
+    """value's integer when its symbols take `values` (backends checking results per call), or None when a
+    symbol in it has no value."""
+    if not isinstance(value, Sym):
+        return int(value)
+    total = 0
+    for mono, c in value.poly.items():
+        term = c
+        for name in mono:
+            v = _atom_value(value.env, name, values)
+            if v is None:
+                return None
+            term *= v
+        total += term
+    return total
+
+
+def _atom_value(env: ShapeEnv, name: str, values: dict[str, int]) -> int | None:
+    if name in values:
+        return values[name]
+    parts = env.atoms[name].parts
+    if not parts:
+        return None
+    a, b = evaluate(parts[0], values), evaluate(parts[1], values)
+    if a is None or b is None or b == 0:
+        return None
+    return a // b if parts[2] == "//" else a % b
 
 
 def _poly_of(env: ShapeEnv, value: Any) -> dict[tuple[str, ...], int] | None:

@@ -97,28 +97,25 @@ class Emitter:
 
 
 def _writeback(var: Var, em: Emitter, temps: list[str], writes: list[str]) -> None:
-    """Compute the new contents of a mutated object into a temp, then write it into the real object."""
-    target = em.value(var)        # the object itself, found before any write-back (`lst[0]` may be replaced)
-    t = f"___t{len(temps)}"
+    """Write the new contents of a mutated object into the real object. Every value is a stable name (a
+    graph output, a parameter, a prelude temp read before any write-back), so the writes use them directly;
+    the target itself is found before any write-back too (`lst[0]` may be replaced)."""
+    target = em.value(var)
     appended = getattr(var, "appended_only", lambda: None)()
-    if appended is not None:       # only appends, old items never read: extend, without reading them
-        temps.append(f"{t} = [{', '.join(em.value(v) for v in appended)}]")
-        writes.append(f"{target}.extend({t})")
+    if appended is not None:       # only appends, old items never read: append, without reading them
+        items = [em.value(v) for v in appended]
+        writes.append(f"{target}.append({items[0]})" if len(items) == 1 else f"{target}.extend(({', '.join(items)},))")
     elif isinstance(var, ListVar):
-        temps.append(f"{t} = [{', '.join(em.value(v) for v in var.items)}]")
-        writes.append(f"{target}[:] = {t}")
+        writes.append(f"{target}[:] = [{', '.join(em.value(v) for v in var.items)}]")
     elif getattr(var, "changed_only", lambda: None)() is not None:   # existing keys assigned: one by one
-        changed = var.changed_only()
-        temps.append(f"{t} = ({''.join(em.value(v) + ', ' for v in changed.values())})")
-        writes += [f"{target}[{em.constant(k)}] = {t}[{i}]" for i, k in enumerate(changed)]
+        writes += [f"{target}[{em.constant(k)}] = {em.value(v)}" for k, v in var.changed_only().items()]
     elif isinstance(var, DictVar):
         pairs = ", ".join(f"{em.constant(k)}: {em.value(v)}" for k, v in var.items.items())
+        t = f"___t{len(temps)}"
         temps.append(f"{t} = {{{pairs}}}")
         writes += [f"{target}.clear()", f"{target}.update({t})"]
     elif isinstance(var, UserObjectVar):
-        values = ", ".join(em.value(v) for v in var.writes.values())
-        temps.append(f"{t} = ({values},)")
-        writes += [f"{target}.{name} = {t}[{i}]" for i, name in enumerate(var.writes)]
+        writes += [f"{target}.{name} = {em.value(v)}" for name, v in var.writes.items()]
 
 
 def writeback_lines(ctx: CaptureContext, em: Emitter) -> tuple[list[str], list[str]]:
@@ -130,9 +127,7 @@ def writeback_lines(ctx: CaptureContext, em: Emitter) -> tuple[list[str], list[s
         if var.source is not None:
             _writeback(var, em, temps, writes)
     for (gkey, name), var in ctx.side_effects.globals.items():
-        t = f"___t{len(temps)}"
-        temps.append(f"{t} = {em.value(var)}")
-        writes.append(f"{gkey}[{name!r}] = {t}")
+        writes.append(f"{gkey}[{name!r}] = {em.value(var)}")
     return temps, writes
 
 

@@ -41,3 +41,11 @@ def test_features_switch_off():
         program = gen.generate(seed, features=("ufunc", "reduce"))
         assert program.features <= {"ufunc", "reduce"}
         assert "print(" not in program.source and "global " not in program.source
+
+
+def test_every_program_is_called_with_five_sizes_or_more_one_included():
+    # issue 10's done-when: the size sweep (gen_sizes.py) reaches every program drawn with default features
+    for seed in range(300):
+        program = gen.generate(seed)
+        firsts = {spec.shape[0] for spec in program.calls}
+        assert len(firsts) >= 5 and 1 in firsts, (seed, [spec.shape for spec in program.calls])

@@ -10,7 +10,7 @@ import pytest
 from minidynamo.graph.ir import ArraySpec
 from minidynamo.graph.meta import MetaError, broadcast
 from minidynamo.graph.meta_index import slice_length
-from minidynamo.graph.symbolic import ShapeEnv, Sym, SymbolicDecisionError
+from minidynamo.graph.symbolic import ShapeEnv, Sym, SymbolicDecisionError, bind_symbols, evaluate
 
 
 def _env(*hints, lo=2):
@@ -122,3 +122,17 @@ def test_slice_with_symbolic_bounds_matches_python():
                 if _holds(env, [other_size, other_i]):
                     concrete = slice(*(_value(p, [other_size, other_i]) for p in (sl.start, sl.stop, sl.step)))
                     assert _value(length, [other_size, other_i]) == len(range(other_size)[concrete])
+
+
+def test_sizes_evaluate_for_another_calls_symbols():
+    env = ShapeEnv()
+    s0, s1 = env.create_symbol(5, "x.shape[0]"), env.create_symbol(3, "y.shape[0]")
+    exprs = [s0 * 8, s0 + s1 - 1, (s0 * s1) // 4, s0 % 3, 7]
+    for a, b in ((5, 3), (2, 9), (17, 4)):
+        values: dict = {}
+        bind_symbols((s0, 16), (a, 16), values)
+        bind_symbols((2 * s1 + 1,), (2 * b + 1,), values)     # a linear size names its symbol too
+        assert values == {"s0": a, "s1": b}
+        assert [evaluate(e, values) for e in exprs] == [a * 8, a + b - 1, (a * b) // 4, a % 3, 7]
+    assert evaluate(s0 + s1, {"s0": 4}) is None         # a symbol no input determines: unknown, not a guess
+    assert env.relations == ["s0 >= 2", "s1 >= 2"]      # evaluating decides (and guards) nothing

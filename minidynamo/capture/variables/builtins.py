@@ -51,6 +51,11 @@ class BuiltinVar(Var):
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         # len() of a list from before the call is a symbolic int (_len): folding it would read every item.
         symbolic_len = self.fn is len and len(args) == 1 and hasattr(args[0], "len_var")
+        if self.fn is range and not kwargs:     # range(n) over a symbolic n keeps n symbolic (sym_range.py)
+            from .sym_range import symbolic_range
+            rng = symbolic_range(args)
+            if rng is not None:
+                return rng
         if self.fn in _PURE and not symbolic_len and all_constant(args, kwargs) and self.fn not in (tuple, list, dict):
             return fold(frame, self.fn, *[a.as_constant() for a in args],
                         **{k: v.as_constant() for k, v in kwargs.items()})

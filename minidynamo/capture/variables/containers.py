@@ -183,6 +183,10 @@ class DictVar(Var):
     def length(self, frame: "Frame") -> int:
         return len(self.items)
 
+    def known_values(self) -> list[Var]:
+        """The values capture already holds (a lazily read dict leaves unread ones out)."""
+        return list(self.items.values())
+
     def iterate(self, frame: "Frame") -> list[Var]:
         return [wrap_constant(k) for k in self.items]
 

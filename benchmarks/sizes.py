@@ -144,11 +144,11 @@ def run(quick: bool = False) -> str:
     if torch is not None:
         rows.append([f"TorchDynamo {torch.__version__.split('+')[0]}, default"] + sizes_torch.sweeps(
             torch, batches, seqs, triangular, n, RECURRENT_SIZES, 20 if quick else 50))
-        note = ("TorchDynamo row: the same programs in torch, `torch.compile(fn, backend=\"eager\", dynamic=None)`; its "
-                "captures are the graphs it compiled, its time that of the calls that compiled (see sizes_torch.py).")
-    else:
-        note = ("TorchDynamo row skipped: torch is not installed here. With a Python 3.11 venv holding the CPU build "
-                "(`pip install -e . torch==2.13.0`), run `python -m benchmarks.sizes` with that venv's python.")
+    note = ("TorchDynamo row: the same programs in torch, `torch.compile(fn, backend=\"eager\", dynamic=None)`; its "
+            "captures are the graphs it compiled, its time that of the calls that compiled (sizes_torch.py). "
+            + ("" if torch is not None else "_Skipped here: torch is not installed._ ") +
+            "To include it (CPU build, Python 3.11): `python3.11 -m venv .venvs/torch311 && .venvs/torch311/bin/pip "
+            "install -e . torch==2.13.0`, then `.venvs/torch311/bin/python -m benchmarks.sizes`.")
     header = ["policy", f"MLP, batch 1..64 ({len(mlp_calls)} sizes)", f"attention, length 5..100 "
               f"({len(att_calls)} sizes)", f"triangular loop, n={n}"]
     header += [f"recurrent layer, {20 if quick else 50} steps, batch {b}, d {d}" for b, d in RECURRENT_SIZES]

@@ -217,7 +217,8 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
         name = f"`{name}`"
     if GuardKind.SHAPE in kinds or GuardKind.DTYPE in kinds:
         what = "an ndarray" if ty is None else _a(short_repr(ty))
-        parts = [f"shape {kinds[GuardKind.SHAPE]}"] if GuardKind.SHAPE in kinds else []
+        shape = str(kinds[GuardKind.SHAPE]).replace("None", "*") if GuardKind.SHAPE in kinds else ""  # * symbolic
+        parts = [f"shape {shape}"] if shape else []
         parts += [f"dtype {kinds[GuardKind.DTYPE]}"] if GuardKind.DTYPE in kinds else []
         return f"{name} is {what} of {' and '.join(parts)}"
     if GuardKind.EQUALS in kinds:

@@ -78,3 +78,8 @@ def test_sizes_stay_symbolic_through_linalg_pad_tile_and_einsum():
     assert specs == ["f64[s1 + 1,s3 + 2]", "f64[s0,s3]", "f64[2*s2]"], specs
     relations = record.shape_env.relations
     assert not any("==" in r and r.split("==")[1].strip().isdigit() for r in relations), relations
+
+
+def test_explain_words_a_symbolic_shape_with_stars():
+    text = str(md.explain(md.compile(solve_and_pad, dynamic=True))(*_square(5)))
+    assert "`a` is an ndarray of shape (*, *) and dtype float64" in text and "None" not in text

@@ -22,6 +22,7 @@ from ..graph.errstate import ERRSTATE
 from ..graph.meta import MetaError
 from ..graph.symbolic import ShapeEnv
 from .dynamic_shapes import STATIC, ShapePolicy, specialize, symbolic_spec
+from .known_values import KnownValues
 from .lazy_dict import LazyDictVar
 from .side_effects import SideEffects
 from .sources import NamespaceSource, Source, input_name
@@ -59,6 +60,7 @@ class CaptureContext:
         self.inputs: list[tuple[Source, Node]] = []
         self.side_effects = SideEffects()
         self.mutating_nodes: list[Node] = []
+        self.known = KnownValues()        # small arrays computed from constants only (known_values.py)
         # Nodes recorded while some frame of the capture was inside a try/with region: if one raises,
         # a handler of the user's code may catch it (see api._guarded_graph_call).
         self.nodes_in_try: list[Node] = []
@@ -363,8 +365,10 @@ class CaptureContext:
         node = self.graph.call(opdef.name, target, g_args, g_kwargs, spec=spec)
         if self.errstate:
             node.meta[ERRSTATE] = tuple(self.errstate)
-        if opdef.mutates or "out" in g_kwargs:
+        mutating = bool(opdef.mutates) or "out" in g_kwargs
+        if mutating:
             self.mutating_nodes.append(node)
+        self.known.note(opdef, target, args, kwargs, node, spec, mutating)
         if self._inside_try():
             self.nodes_in_try.append(node)
         if spec is None:

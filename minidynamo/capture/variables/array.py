@@ -18,7 +18,7 @@ from ...graph.ops import sym_size
 from ...graph.symbolic import Sym
 from ..breaks import BreakCategory
 from .base import Var, unsupported
-from .const import ConstVar
+from .const import ConstVar, all_constant, fold
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -31,6 +31,7 @@ _SPEC_ATTRS = {
 }
 # Methods whose result needs the data: a graph break, as Dynamo does for .item() and .tolist().
 _VALUE_METHODS = {"item", "tolist", "tobytes", "__bool__", "__float__", "__int__", "__index__", "nonzero"}
+_KNOWN_VALUE_METHODS = {"item", "tolist", "__bool__", "__float__", "__int__", "__index__"}   # results: numbers, lists
 # ndarray methods taking a shape or axes as varargs (x.reshape(2, 3)) or as one tuple (x.reshape((2, 3))).
 _VARARGS_METHODS = {"reshape", "transpose"}
 
@@ -61,7 +62,15 @@ class ArrayVar(Var):
         return self.spec.dtype.type if self.spec.scalar else np.ndarray
 
     def as_bool(self, frame: "Frame") -> bool:
+        known = self.known(frame)
+        if known is not None:
+            return fold(frame, bool, known).as_constant()
         raise unsupported(BreakCategory.DATA_DEPENDENT, f"branch on the value of {self.describe()} (data-dependent)")
+
+    def known(self, frame: "Frame") -> Any:
+        """The value, when it was computed from capture-time constants only (capture/known_values.py);
+        using it installs those constants' guards. None for values that depend on inputs."""
+        return frame.ctx.known.value_of(self)
 
     def getattr(self, frame: "Frame", name: str) -> Var:
         if name == "shape":
@@ -80,6 +89,10 @@ class ArrayVar(Var):
 
     def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
         if name in _VALUE_METHODS:
+            known = self.known(frame) if name in _KNOWN_VALUE_METHODS and all_constant(args, kwargs) else None
+            if known is not None:
+                return fold(frame, getattr(known, name), *[a.as_constant() for a in args],
+                            **{k: v.as_constant() for k, v in kwargs.items()})
             raise unsupported(BreakCategory.DATA_DEPENDENT, f"x.{name}() needs the array's values")
         opdef = ops.METHODS.get(name)
         if opdef is None:
@@ -122,6 +135,9 @@ class ArrayVar(Var):
         return ScalarVar(node, size.hint, install_guard=lambda: size.env.specialize(size))
 
     def contains(self, frame: "Frame", item: Var) -> Var:
+        known = self.known(frame) if item.is_constant() else None
+        if known is not None:
+            return fold(frame, operator.contains, known, item.as_constant())
         raise unsupported(BreakCategory.DATA_DEPENDENT, "`in` on an array depends on its values")
 
     def reconstruct(self, out: Any) -> str:

@@ -204,4 +204,8 @@ def _sum(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Va
 
 @builtin(float, int, bool, complex)
 def _convert(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    from .array import ArrayVar
+    known = args[0].known(frame) if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVar) else None
+    if known is not None:
+        return fold(frame, fn, known)
     raise unsupported(BreakCategory.DATA_DEPENDENT, f"{args[0].describe() if args else 'value'} converted to a Python number")

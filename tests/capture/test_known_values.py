@@ -1,0 +1,92 @@
+"""Decisions on small arrays computed only from capture-time constants (capture/known_values.py): answered
+at capture time under the constants' guards, never from a value a write may have changed, and exactly as
+eagerly when the inputs change."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+from tests.conftest import check
+
+
+def padding_check(x, pad):
+    # numpy-ml's conv layers: paddings from shape ints, checked with any() over an array
+    p = np.array([pad, pad + 1, x.shape[0] - 3])
+    if any(p < 0):
+        raise ValueError(f"negative padding {p}")
+    return np.pad(x, (pad, pad + 1)) * int(np.prod(np.array(x.shape)))
+
+
+def conversions(x, n):
+    a = np.arange(4) * n
+    return x + int(a[2]) + float(a.max()) + a[1].item() + len(a.tolist()), 2 * n in a, bool(a.all())
+
+
+def written_then_read(x, v):
+    a = np.zeros(3)
+    a[0] = v                        # a write: every known value is forgotten
+    if a[0] > 1:
+        return x + 1
+    return x - 1
+
+
+def written_through_a_view(x, v):
+    a = np.zeros(4)
+    b = a[:2]
+    b[0] = v
+    if a[0] > 1:
+        return x * 2
+    return x
+
+
+def warns_eagerly(x):
+    r = np.array([1.0]) / 0.0      # the value is not computed at capture time (eager warns)
+    return x + r
+
+
+@pytest.mark.parametrize("auto_cond", [True, False])
+def test_padding_check_is_one_graph_and_raises_as_eagerly(auto_cond):
+    with md.config.patch(auto_cond=auto_cond):
+        check(padding_check, np.ones(4), 1, calls=[(np.ones(5), 2), (np.ones(4), -1), (np.ones(2), 1),
+                                                    (np.ones(4), 1)])
+        out = md.explain(padding_check)(np.ones(4), 1)
+    assert out.graph_count == 1 and out.graph_break_count == 0
+
+
+def test_conversions_and_membership_fold():
+    check(conversions, np.ones(3), 2, calls=[(np.ones(3), 3), (np.ones(2), 0)])
+    out = md.explain(conversions)(np.ones(3), 2)
+    assert out.graph_count == 1 and out.graph_break_count == 0
+
+
+@pytest.mark.parametrize("fn", [written_then_read, written_through_a_view])
+@pytest.mark.parametrize("auto_cond", [True, False])
+def test_a_write_forgets_known_values(fn, auto_cond):
+    with md.config.patch(auto_cond=auto_cond):
+        check(fn, np.ones(2), 5, calls=[(np.ones(2), 0), (np.ones(2), 5), (np.ones(3), 2)])
+
+
+def test_unspecialized_ints_are_pinned_when_a_decision_uses_them():
+    def f(x, n):
+        if np.array([n])[0] > 2:
+            return x + n
+        return x - n
+    compiled = md.compile(f, dynamic=True)
+    check(f, np.ones(2), 1, calls=[(np.ones(2), 3), (np.ones(2), 1), (np.ones(2), 7)], compiled=compiled)
+
+
+def test_values_eager_warns_about_are_not_decided_at_capture():
+    check(warns_eagerly, np.ones(2))
+    assert md.explain(warns_eagerly)(np.ones(2)).graph_count == 1
+
+
+def test_decisions_on_inputs_still_break():
+    def f(x):
+        if (x > 0).all():
+            return x
+        return -x
+    with md.config.patch(auto_cond=False):
+        check(f, np.ones(2), calls=[(-np.ones(2),)])
+        assert md.explain(f)(np.ones(2)).graph_break_count == 1

@@ -122,7 +122,8 @@ def _check_int(value: int | None, size: int, axis: int) -> None:
 
 
 def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> list[tuple[int, ...]]:
-    """A boolean mask stands for mask.ndim integer arrays of its True count (unknown -> mask_count)."""
+    """A boolean mask stands for mask.ndim integer arrays of its True count (unknown -> mask_count; each of
+    the mask.ndim arrays has that one length, so they broadcast together whatever the count)."""
     mshape = it.value.shape if it.kind == "mask_literal" else it.value
     covered = tuple(x.shape[dim:dim + len(mshape)])
     # NumPy accepts an empty mask against axes of any length (it selects nothing).
@@ -133,7 +134,7 @@ def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> l
         count = int(np.count_nonzero(it.value))
     elif 0 in mshape:
         count = 0                   # an empty mask selects nothing, whatever the data
-    elif mask_count is None or len(mshape) != 1:
+    elif mask_count is None:
         raise MetaError("getitem: data-dependent shape (boolean mask index)")
     else:
         count = mask_count
@@ -205,7 +206,7 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
         for check in checks:
             check()
     _check_index_array_count(expanded, len(advanced) - sum(it.kind == "int" for it, _ in expanded))
-    if mask_count is not None and has_bool_mask(index) and len(advanced) > 1:
+    if mask_count is not None and has_bool_mask(index) and len({pos for pos, _ in advanced}) > 1:
         raise MetaError("setitem: data-dependent shape (a boolean mask combined with other index arrays)")
     positions = sorted({p for p, _ in advanced})
     adjacent = positions == list(range(positions[0], positions[-1] + 1))

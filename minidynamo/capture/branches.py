@@ -53,6 +53,21 @@ class NotFoldable(Exception):
     """This branch keeps its graph break (the message says why, for logs and tests)."""
 
 
+class AtLoopTest(Exception):
+    """Raised at a test jump of a while loop being folded (loops.py): carries the value the jump tests."""
+
+    def __init__(self, key: tuple[int, int], pred: Any) -> None:
+        super().__init__("the code reaches the test of an enclosing while loop being folded")
+        self.key, self.pred = key, pred
+
+
+def stop_at_loop_test(frame: "Frame", jump: int, value: Any) -> None:
+    """Raise AtLoopTest when the conditional jump at `jump` tests a while loop being folded."""
+    key = (id(frame), jump)
+    if key in frame.ctx.loop_tests:
+        raise AtLoopTest(key, value)
+
+
 @dataclass
 class _State:
     """What an arm may change in the frame and the capture, and is put back before the other arm."""
@@ -76,10 +91,13 @@ class _Arm:
 def fold_next_jump(frame: "Frame", value: Any) -> bool:
     """3.13's TO_BOOL and COMPARE_OP(..._CAST) convert an array to bool just before the jump: fold that
     jump (instruction frame.ip) when it is a conditional one. False: convert (and break) as usual."""
-    if not isinstance(value, ArrayVar) or not frame.ctx.auto_cond or frame.ip >= len(frame.ins.instrs):
+    if frame.ip >= len(frame.ins.instrs):
         return False
     name = frame.ins.instrs[frame.ip].name
     if name not in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
+        return False
+    stop_at_loop_test(frame, frame.ip, value)
+    if not isinstance(value, ArrayVar) or not frame.ctx.auto_cond:
         return False
     return fold_branch(frame, value, frame.ip, name == "POP_JUMP_IF_TRUE")
 
@@ -91,8 +109,7 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
     ctx = frame.ctx
     spec = pred.spec
     key = (id(frame), jump)
-    if key in ctx.loop_tests:       # the test at the end of a while body being folded: hand it the predicate
-        raise loops.AtLoopTest(key, pred)
+    stop_at_loop_test(frame, jump, pred)    # a test of a while loop being folded: hand it the predicate
     if ctx.arm_steps > ARM_STEP_BUDGET:
         return False
     if loops.loop_of(frame, jump) is not None:
@@ -115,7 +132,7 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
             start = frame.ins.targets[jump] if taken == jump_if_true else jump + 1
             arms[taken] = _run_arm(frame, state, start, join, hoisted)
         _merge(frame, pred, arms, join, hoisted, state, where)
-    except (NotFoldable, GraphBreak, interpreter._LoopBack, loops.AtLoopTest) as e:
+    except (NotFoldable, GraphBreak, interpreter._LoopBack, AtLoopTest) as e:
         # (AtLoopTest: an arm reached the test of the while loop being folded around it: a `break` or
         # `continue` in the arm; the loop then keeps its break)
         _restore(frame, state, hoisted)
@@ -240,23 +257,7 @@ def _merge(frame: "Frame", pred: ArrayVar, arms: dict, join: int, hoisted: list[
         local_values[name] = outputs.merge(t.locals[name], f.locals[name])
     result = outputs.merge(t.result, f.result) if join == EXIT else None
     graph = frame.ctx.graph
-    outer = set(map(id, graph.nodes))
-    operands: list[Node] = []
-    for arm, side in ((t, 0), (f, 1)):
-        inside = set(map(id, arm.nodes))
-        for node in [a for n in arm.nodes for a in n.inputs()] + [p[side] for p in outputs.pairs]:
-            if id(node) in inside:
-                continue
-            if id(node) not in outer:
-                raise NotFoldable("an arm reads a value made in the other arm")
-            if all(node is not o for o in operands):
-                operands.append(node)
-    graphs = [_subgraph(f"{graph.name}_{label}", arm.nodes, operands, [p[side] for p in outputs.pairs])
-              for label, arm, side in (("true", t, 0), ("false", f, 1))]
-    try:
-        node = control.add_cond(graph, pred.node, graphs[0], graphs[1], tuple(operands))
-    except ValueError as e:
-        raise NotFoldable(str(e)) from None
+    node = make_cond(graph, pred.node, [(arm.nodes, [p[side] for p in outputs.pairs]) for arm, side in ((t, 0), (f, 1))])
     filename, lineno, text = where
     node.meta.update(folded="if", filename=filename, lineno=lineno, source_line=text, function=frame.qualname)
     frame.ctx.folded.append(node)
@@ -267,6 +268,28 @@ def _merge(frame: "Frame", pred: ArrayVar, arms: dict, join: int, hoisted: list[
     else:   # locals dead at the join are dropped: nothing reads them before writing them again
         frame.locals = {k: resolve(v) for k, v in local_values.items()}
         frame.ip = join
+
+
+def make_cond(graph: Graph, pred: Node, arms: list[tuple[list[Node], list[Node]]]) -> Node:
+    """Append a cond node on `pred` made of two arms (true first), each (nodes recorded in the arm, its
+    outputs); its operands are the values from before the branch that the arms read."""
+    outer = set(map(id, graph.nodes))
+    operands: list[Node] = []
+    for nodes, outs in arms:
+        inside = set(map(id, nodes))
+        for node in [a for n in nodes for a in n.inputs()] + outs:
+            if id(node) in inside:
+                continue
+            if id(node) not in outer:
+                raise NotFoldable("an arm reads a value made in the other arm")
+            if all(node is not o for o in operands):
+                operands.append(node)
+    graphs = [_subgraph(f"{graph.name}_{label}", nodes, operands, outs)
+              for label, (nodes, outs) in zip(("true", "false"), arms)]
+    try:
+        return control.add_cond(graph, pred, graphs[0], graphs[1], tuple(operands))
+    except ValueError as e:
+        raise NotFoldable(str(e)) from None
 
 
 def _resolve(graph: Graph, cond: Node, outputs: _Outputs, value: Any) -> Any:

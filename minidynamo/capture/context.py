@@ -347,6 +347,10 @@ class CaptureContext:
             for var in _scalar_vars(list(args) + list(kwargs.values())):
                 if type(var.value) is int:
                     var.as_constant()
+        if opdef.symbolic_ints and any(v.is_runtime_only() and type(v.value) is int
+                                       for v in _scalar_vars(list(args) + list(kwargs.values()))):
+            raise unsupported(BreakCategory.DATA_DEPENDENT, f"{opdef.name}: a size or bound from a Python "
+                              "number carried through a folded loop")
         # Meta rules see arrays as specs and unspecialized scalars as their capture-time value (a weak
         # Python scalar, as NumPy treats them), or as their symbol when the rule understands symbols.
         to_spec = lambda n: _meta_value(n, opdef.symbolic_ints)  # noqa: E731

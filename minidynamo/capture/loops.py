@@ -1,14 +1,16 @@
-"""auto_cond for loops: `while <array test>:` whose body is pure graph code becomes one `while_loop` node.
-Imports capture.branches, capture.liveness and graph (the interpreter loop lazily).
+"""auto_cond for loops: `while <test>:` whose body is pure graph code becomes one `while_loop` node.
+Imports capture.branches, capture.loop_tests, capture.liveness and graph (the interpreter loop lazily).
 
-CPython compiles `while test: body` as `test; jump-if-false EXIT; E: body; test; jump back to E while true`
-(the test is repeated at the bottom). At the first test (instruction B, whose fallthrough E starts a loop),
-`fold_while` captures the body once on *placeholder* values for the variables the loop carries, up to the
-bottom test (B2), whose predicate it takes without jumping. The node carries (carried..., predicate,
-loop invariants...): its condition returns the predicate, its body runs body + bottom test. So it runs
-`while bool(p): c, p = body(c)`, exactly eager's sequence of ops and truth tests, 0, 1 or many times.
-Carried values must be arrays that keep their spec; anything else (a Python counter, a body that breaks,
-writes, prints or leaves the loop with `break`/`return`) keeps today's graph break.
+At a test jump of the loop (loop_tests.py: the first one at the top whose value is an array, or one at the
+bottom after an iteration ran during capture) `fold_while` takes the loop's predicate from there (with
+conds for the rest of a short-circuit `and`/`or`), then captures the body once on *placeholder* values for
+the variables the loop carries, from the body's start to the next test jump, and the predicate from there.
+The node carries (carried..., predicate, loop invariants...): its condition returns the predicate, its body
+runs body + test. So it runs `while bool(p): c, p = body(c)`, exactly eager's sequence of ops and truth
+tests, 0, 1 or many times. Carried values are arrays that keep their spec, or Python ints and floats that
+keep their type (a counter: a runtime-only ScalarVar inside the body and after the loop, so nothing
+specializes on its value). Anything else (a body that breaks, writes, prints, leaves the loop with
+`break`/`return`, or a carried value whose type changes) keeps today's graph break.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import GraphBreak
 from ..graph import control
-from ..graph.ir import ArraySpec, Node
-from .branches import NotFoldable, _save, _restore, _subgraph, _truncate, check_pure
+from ..graph.ir import ArraySpec, Node, PyScalarSpec
+from .branches import AtLoopTest, NotFoldable, _save, _restore, _subgraph, _truncate, check_pure
 from .liveness import live_in
-from .postdom import successors
+from .loop_tests import Loop, continuation, find_loop, truth
 from .variables.array import ArrayVar
+from .variables.const import ConstVar
+from .variables.scalar import ScalarVar
 
 if TYPE_CHECKING:
     from .frame import Frame
@@ -29,51 +33,9 @@ if TYPE_CHECKING:
 _STORES = {"STORE_FAST", "DELETE_FAST"}
 
 
-class AtLoopTest(Exception):
-    """Raised at the bottom test of a while body being folded: carries that test's predicate."""
-
-    def __init__(self, key: tuple[int, int], pred: ArrayVar) -> None:
-        super().__init__("the code reaches the test of an enclosing while loop being folded")
-        self.key, self.pred = key, pred
-
-
-def _resolve(succ: list[list[int]], frame: "Frame", i: int) -> int:
-    """Follow unconditional jumps from instruction i (3.12+ ends a body with `test; POP_JUMP; JUMP_BACKWARD`)."""
-    seen = set()
-    while 0 <= i < len(frame.ins.instrs) and frame.ins.instrs[i].name.startswith("JUMP") and i not in seen:
-        seen.add(i)
-        i = succ[i][0]
-    return i
-
-
-def _continue_and_exit(frame: "Frame", succ: list, i: int, start: int, end: int) -> tuple[int, bool] | None:
-    """For a conditional jump at i inside the loop [start, end]: (exit, continue_if_true) when one way leads
-    back to `start` and the other out of the loop, else None."""
-    name = frame.ins.instrs[i].name
-    if "POP_JUMP" not in name or "NONE" in name:
-        return None
-    target, fall = _resolve(succ, frame, frame.ins.targets[i]), _resolve(succ, frame, i + 1)
-    for back, out, taken in ((target, fall, "TRUE" in name), (fall, target, "TRUE" not in name)):
-        if back == start and not start <= out <= end:
-            return out, taken
-    return None
-
-
-def loop_of(frame: "Frame", jump: int) -> tuple[int, int, int, int] | None:
-    """(start, end, bottom test, exit) of the `while` loop the conditional jump at `jump` controls: either the
-    first test, which falls through into the loop when true, or the test at the end of the body, which
-    goes back to the start when true. None for any other jump."""
-    succ = successors(frame.code)
-    for start, end in frame.ins.loops:
-        if start == jump + 1 and "FALSE" in frame.ins.instrs[jump].name:
-            exit_ = frame.ins.targets[jump]
-            tests = [i for i in range(start, end + 1) if _continue_and_exit(frame, succ, i, start, end) == (exit_, True)]
-            return (start, end, tests[0], exit_) if len(tests) == 1 else None
-        if start <= jump <= end:
-            found = _continue_and_exit(frame, succ, jump, start, end)
-            if found is not None:
-                return (start, end, jump, found[0]) if found[1] else None
-    return None
+def loop_of(frame: "Frame", jump: int) -> Loop | None:
+    """The while loop the conditional jump at `jump` tests, or None."""
+    return find_loop(frame, jump)
 
 
 def _carried_names(frame: "Frame", start: int, end: int, exit_: int) -> list[str]:
@@ -86,32 +48,34 @@ def _carried_names(frame: "Frame", start: int, end: int, exit_: int) -> list[str
 
 
 def fold_while(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -> bool:
-    """Replace the loop entered at the conditional jump `jump` by a while_loop node; True when done (the
+    """Replace the loop tested at the conditional jump `jump` by a while_loop node; True when done (the
     frame then stands at the loop's exit with the final carried values in its locals)."""
     from . import interpreter
     ctx = frame.ctx
     if not ctx.auto_cond or not isinstance(pred.spec, ArraySpec) or pred.spec.shape != () \
             or frame.ins.in_try[jump]:
         return False
-    start, end, test, exit_ = loop_of(frame, jump)
+    loop = find_loop(frame, jump)
     state = _save(frame)
     where = frame.location()
     saved_stop, frame.stop_at = frame.stop_at, None
     ctx.arm_depth += 1
     hoisted: list[Node] = []
     placeholders: list[Node] = []
+    keys = {(id(frame), t) for t in loop.tests} - ctx.loop_tests
     try:
-        ctx.loop_tests.add((id(frame), test))
-        names = _carried_names(frame, start, end, exit_)
-        _fold(frame, pred, state, names, start, test, hoisted, placeholders, where)
-        frame.ip = exit_
+        ctx.loop_tests.update(keys)
+        entry = continuation(frame, loop, jump, pred, hoisted)
+        names = _carried_names(frame, loop.start, loop.end, loop.exit)
+        _fold(frame, loop, entry, names, hoisted, placeholders, where)
+        frame.ip = loop.exit
     except (NotFoldable, GraphBreak, interpreter._LoopBack) as e:
         _drop(frame, placeholders)
         _restore(frame, state, hoisted)
         ctx.folded_log.append(f"line {where[1]}: while not folded: {e}")
         return False
     finally:
-        ctx.loop_tests.discard((id(frame), test))
+        ctx.loop_tests.difference_update(keys)
         ctx.arm_depth -= 1
         frame.stop_at = saved_stop
         frame.visits = dict(state.visits)
@@ -120,74 +84,110 @@ def fold_while(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) ->
 
 def _drop(frame: "Frame", placeholders: list[Node]) -> None:
     graph = frame.ctx.graph
+    mine = set(map(id, placeholders))
     for p in placeholders:
         graph._names.discard(p.name)
-    graph.nodes[:] = [n for n in graph.nodes if not n.meta.get("placeholder")]
+    graph.nodes[:] = [n for n in graph.nodes if id(n) not in mine]
     for i, n in enumerate(graph.nodes):
         n.index = i
 
 
-def _fold(frame: "Frame", pred: ArrayVar, state: Any, names: list[str], start: int, test: int,
-          hoisted: list[Node], placeholders: list[Node], where: tuple) -> None:
+def _carried_node(frame: "Frame", name: str, value: Any) -> Node:
+    """The graph value of a loop variable: an array, or a Python int/float (a constant gets a node)."""
+    if isinstance(value, ArrayVar) and isinstance(value.spec, ArraySpec):
+        return value.node
+    if isinstance(value, ScalarVar) and type(value.value) in (int, float):
+        return value.node
+    if isinstance(value, ConstVar) and type(value.value) in (int, float):
+        from .variables.operators import scalar_op
+        return scalar_op(frame, "+", [value], unary=True).node     # `+n`: the same number, as a graph value
+    raise NotFoldable(f"loop variable {name!r} is not an array, int or float")
+
+
+def _placeholder(frame: "Frame", spec: Any, i: int) -> Node:
+    """A stand-in input for a carried value inside the body (dropped once the body is captured)."""
+    p = frame.ctx.graph.add_input(f"___carry{len(frame.ctx.graph.nodes)}_{i}", spec)
+    p.meta["placeholder"] = True
+    return p
+
+
+def _body_var(p: Node, initial: Node) -> Any:
+    """The Var the body sees for a carried value: an array, or a number known only at run time."""
+    if not isinstance(p.spec, PyScalarSpec):
+        return ArrayVar(p)
+    example = initial.meta.get("value")
+    if type(example) is not p.spec.type:
+        raise NotFoldable(f"no example value of the loop's {p.spec}")
+    p.meta["value"] = example
+    return ScalarVar.runtime(p, example)
+
+
+def _fold(frame: "Frame", loop: Loop, entry: Node, names: list[str], hoisted: list[Node],
+          placeholders: list[Node], where: tuple) -> None:
     from .interpreter import run_until
     ctx, graph = frame.ctx, frame.ctx.graph
-    initial = []
-    for name in names:
-        value = state.locals.get(name)
-        if not isinstance(value, ArrayVar) or not isinstance(value.spec, ArraySpec):
-            raise NotFoldable(f"loop variable {name!r} is not an array before the loop")
-        initial.append(value)
+    initial = [_carried_node(frame, name, frame.locals.get(name)) for name in names]
+    state = _save(frame)               # after the entry test and the initial values, which stay
     version, mutations = ctx.side_effects.version, len(ctx.mutating_nodes)
-    _restore(frame, state, hoisted)
-    for i, v in enumerate(initial + [pred]):
-        node = graph.add_input(f"___carry{len(graph.nodes)}_{i}", v.spec)
-        node.meta["placeholder"] = True
-        placeholders.append(node)
-    for name, node in zip(names, placeholders):
-        frame.locals[name] = ArrayVar(node)
-    frame.ip = start
+    for i, (name, node) in enumerate(zip(names, initial)):
+        p = _placeholder(frame, node.spec, i)
+        placeholders.append(p)
+        frame.locals[name] = _body_var(p, node)
+    frame.ip = loop.start
     try:
         run_until(frame, None)
         raise NotFoldable("the body leaves the loop (break or return)")
     except AtLoopTest as at:
-        if at.key != (id(frame), test):
+        if at.key[0] != id(frame) or at.key[1] not in loop.tests:
             raise NotFoldable("the body reaches another loop's test") from None
-        new_pred = at.pred
+        bottom = continuation(frame, loop, at.key[1], at.pred, hoisted)
     if len(frame.stack) != len(state.stack) or any(a is not b for a, b in zip(frame.stack, state.stack)):
         raise NotFoldable("the body changes the stack")
-    ends = [frame.locals.get(name) for name in names]
+    ends = [_carried_node(frame, name, frame.locals.get(name)) for name in names]
     for name, v, end in zip(names, initial, ends):
-        if not isinstance(end, ArrayVar) or end.spec != v.spec:
+        if end.spec != v.spec:
             raise NotFoldable(f"loop variable {name!r} changes type or spec in the body")
-    if new_pred.spec != pred.spec:
-        raise NotFoldable(f"the loop test changes spec ({pred.spec} then {new_pred.spec})")
+    if isinstance(bottom, bool) or bottom.spec != entry.spec:     # both as Python bools then
+        bottom = truth(graph, bottom)
     nodes = _truncate(graph, state.n_nodes, hoisted)
     check_pure(ctx, state, version, mutations, nodes)
+    entry = truth(graph, entry) if entry.spec != bottom.spec else entry
+    pred_p = _placeholder(frame, entry.spec, len(names))
+    placeholders.append(pred_p)
     _drop(frame, placeholders)
     body_nodes = [n for n in nodes if not n.meta.get("placeholder")]
     inside = set(map(id, body_nodes)) | set(map(id, placeholders))
     outer = set(map(id, graph.nodes))
     invariants: list[Node] = []
-    for node in [a for n in body_nodes for a in n.inputs()] + [e.node for e in ends] + [new_pred.node]:
+    for node in [a for n in body_nodes for a in n.inputs()] + ends + [bottom]:
         if id(node) in inside or any(node is o for o in invariants):
             continue
         if id(node) not in outer:
             raise NotFoldable("the body reads a value from outside the graph")
         invariants.append(node)
     operands = placeholders + invariants
-    outs = [e.node for e in ends] + [new_pred.node] + invariants
-    body = _subgraph(f"{graph.name}_body", body_nodes, operands, outs)
-    cond = _subgraph(f"{graph.name}_test", [], operands, [placeholders[-1]])
+    body = _subgraph(f"{graph.name}_body", body_nodes, operands, ends + [bottom] + invariants)
+    cond = _subgraph(f"{graph.name}_test", [], operands, [pred_p])
     try:
-        node = control.add_while_loop(graph, cond, body, tuple([v.node for v in initial] + [pred.node] + invariants))
+        node = control.add_while_loop(graph, cond, body, tuple(initial + [entry] + invariants))
     except ValueError as e:
         raise NotFoldable(str(e)) from None
     filename, lineno, text = where
     node.meta.update(folded="while", filename=filename, lineno=lineno, source_line=text, function=frame.qualname)
     ctx.folded.append(node)
+    _project(frame, state, node, names)
+
+
+def _project(frame: "Frame", state: Any, node: Node, names: list[str]) -> None:
+    """After the loop: each carried local is a projection of the while_loop node."""
     from ..graph import ops
-    getitem = ops.get("getitem")
+    getitem, graph = ops.get("getitem"), frame.ctx.graph
     frame.locals = dict(state.locals)
     for i, name in enumerate(names):
-        frame.locals[name] = ArrayVar(graph.call(getitem.name, getitem.impl, (node, i), {}, spec=node.spec[i]))
+        out = graph.call(getitem.name, getitem.impl, (node, i), {}, spec=node.spec[i])
+        if isinstance(out.spec, PyScalarSpec):
+            out.meta["value"] = node.args[i].meta.get("value")
+            frame.locals[name] = ScalarVar.runtime(out, out.meta["value"])
+        else:
+            frame.locals[name] = ArrayVar(out)
     frame.stack = list(state.stack)

@@ -40,21 +40,33 @@ def _run(graph: Graph, values: Iterable[Any]) -> tuple:
     return run_unchecked(graph, tuple(values))
 
 
-class CondOp:
-    """Target of a `cond` node: `CondOp(t, f)(pred, *operands)` runs t or f on the operands."""
+class _ControlOp:
+    """What the targets of cond and while_loop share: two named subgraphs, rebuilt by passes (replace)."""
 
-    __slots__ = ("true_graph", "false_graph")
-    __module__ = __name__
+    __slots__ = ()
+    NAME = ""
+    LABELS: tuple[str, str] = ("", "")      # how printing labels the two subgraphs
 
-    def __init__(self, true_graph: Graph, false_graph: Graph) -> None:
-        self.true_graph, self.false_graph = true_graph, false_graph
+    def __init__(self, first: Graph, second: Graph) -> None:
+        for slot, graph in zip(self.__slots__, (first, second)):
+            setattr(self, slot, graph)
 
     @property
     def subgraphs(self) -> tuple[tuple[str, Graph], ...]:
-        return (("true", self.true_graph), ("false", self.false_graph))
+        return tuple((label, getattr(self, slot)) for label, slot in zip(self.LABELS, self.__slots__))
 
-    def replace(self, graphs: list[Graph]) -> "CondOp":
-        return CondOp(*graphs)
+    def replace(self, graphs: list[Graph]) -> "_ControlOp":
+        return type(self)(*graphs)
+
+    def __repr__(self) -> str:
+        return self.NAME
+
+
+class CondOp(_ControlOp):
+    """Target of a `cond` node: `CondOp(t, f)(pred, *operands)` runs t or f on the operands."""
+
+    __slots__ = ("true_graph", "false_graph")
+    NAME, LABELS = COND, ("true", "false")
 
     def __call__(self, pred: Any, *operands: Any) -> tuple:
         return _run(self.true_graph if pred else self.false_graph, operands)
@@ -62,25 +74,12 @@ class CondOp:
     def check_node(self, node: Node) -> None:
         check_cond(node)
 
-    def __repr__(self) -> str:
-        return "cond"
 
-
-class WhileOp:
+class WhileOp(_ControlOp):
     """Target of a `while_loop` node: `WhileOp(c, b)(*carried)` runs b while c's single output is true."""
 
     __slots__ = ("cond_graph", "body_graph")
-    __module__ = __name__
-
-    def __init__(self, cond_graph: Graph, body_graph: Graph) -> None:
-        self.cond_graph, self.body_graph = cond_graph, body_graph
-
-    @property
-    def subgraphs(self) -> tuple[tuple[str, Graph], ...]:
-        return (("cond", self.cond_graph), ("body", self.body_graph))
-
-    def replace(self, graphs: list[Graph]) -> "WhileOp":
-        return WhileOp(*graphs)
+    NAME, LABELS = WHILE_LOOP, ("cond", "body")
 
     def __call__(self, *carried: Any) -> tuple:
         while _run(self.cond_graph, carried)[0]:
@@ -90,9 +89,6 @@ class WhileOp:
     def check_node(self, node: Node) -> None:
         check_while(node)
 
-    def __repr__(self) -> str:
-        return "while_loop"
-
 
 def subgraphs(node: Node) -> tuple[tuple[str, Graph], ...]:
     """(label, graph) pairs of a control-flow node; () for every other node."""
@@ -100,7 +96,7 @@ def subgraphs(node: Node) -> tuple[tuple[str, Graph], ...]:
 
 
 def is_control(node: Node) -> bool:
-    return node.op in (COND, WHILE_LOOP) and isinstance(node.target, (CondOp, WhileOp))
+    return node.op in (COND, WHILE_LOOP) and isinstance(node.target, _ControlOp)
 
 
 def spec_of(value: Any) -> Spec:
@@ -133,36 +129,37 @@ def check_cond(node: Node) -> None:
     pred, operands = node.args[0], node.args[1:]
     if isinstance(pred, Node) and isinstance(pred.spec, ArraySpec) and pred.spec.size != 1:
         raise ValueError(f"{node.name} = cond(...): predicate {pred.name} is {pred.spec}, not a single value")
-    for label, g in op.subgraphs:
-        _check_inputs(g, operands, f"{node.name} = cond(...): {label}", "operands")
-        g.lint()
+    _check_subgraphs(node, operands, "operands")
     t, f = _output_specs(op.true_graph, "true"), _output_specs(op.false_graph, "false")
-    if t != f:
-        raise ValueError(f"{node.name} = cond(...): the arms produce different specs: true "
-                         f"({', '.join(map(format_spec, t))}), false ({', '.join(map(format_spec, f))})")
-    if node.spec != t:
-        raise ValueError(f"{node.name} = cond(...): spec {format_spec(node.spec)} but the arms produce "
-                         f"({', '.join(map(format_spec, t))})")
+    _same(node, t, f, "the arms produce different specs: true {0}, false {1}")
+    _same(node, node.spec, t, "spec {0} but the arms produce {1}")
 
 
 def check_while(node: Node) -> None:
     """The condition maps the carried specs to one single-value predicate; the body keeps the specs fixed."""
     op: WhileOp = node.target
     carried = node.args
-    for label, g in op.subgraphs:
-        _check_inputs(g, carried, f"{node.name} = while_loop(...): {label}", "carried values")
-        g.lint()
+    _check_subgraphs(node, carried, "carried values")
     c = _output_specs(op.cond_graph, "cond")
     if len(c) != 1 or (isinstance(c[0], ArraySpec) and c[0].size != 1):
         raise ValueError(f"{node.name} = while_loop(...): the condition must return one single value, got "
                          f"({', '.join(map(format_spec, c))})")
     b, given = _output_specs(op.body_graph, "body"), tuple(spec_of(v) for v in carried)
-    if b != given:
-        raise ValueError(f"{node.name} = while_loop(...): the body changes the carried specs from "
-                         f"({', '.join(map(format_spec, given))}) to ({', '.join(map(format_spec, b))})")
-    if node.spec != given:
-        raise ValueError(f"{node.name} = while_loop(...): spec {format_spec(node.spec)} but it carries "
-                         f"({', '.join(map(format_spec, given))})")
+    _same(node, given, b, "the body changes the carried specs from {0} to {1}")
+    _same(node, node.spec, given, "spec {0} but it carries {1}")
+
+
+def _check_subgraphs(node: Node, values: tuple, what: str) -> None:
+    for label, g in node.target.subgraphs:
+        _check_inputs(g, values, f"{node.name} = {node.op}(...): {label}", what)
+        g.lint()
+
+
+def _same(node: Node, a: tuple, b: tuple, message: str) -> None:
+    """Raise ValueError(message with both spec tuples) unless a == b."""
+    if a != b:
+        specs = [f"({', '.join(map(format_spec, x))})" for x in (a, b)]
+        raise ValueError(f"{node.name} = {node.op}(...): " + message.format(*specs))
 
 
 def add_cond(graph: Graph, pred: Any, true_graph: Graph, false_graph: Graph, operands: tuple) -> Node:

@@ -105,7 +105,7 @@ class Compiler(ExprCompiler):
     def stmt_If(self, stmt: ast.If, scope: Scope, rest: list[ast.stmt]) -> tuple[Any, bool]:
         """(returned value or _FALLS_THROUGH, whether `rest` was consumed). When exactly one arm returns,
         the statements after the if (`rest`) become the end of the other arm."""
-        pred = self.expr(stmt.test, scope)
+        pred = self.test(stmt.test, scope)
         body, orelse = list(stmt.body), list(stmt.orelse)
         returns = [_always_returns(body), _always_returns(orelse)]
         consumed = returns[0] != returns[1]
@@ -141,7 +141,7 @@ class Compiler(ExprCompiler):
     def stmt_While(self, stmt: ast.While, scope: Scope) -> None:
         if stmt.orelse:
             raise self.fail(stmt, "while ... else", "move the else part after the loop")
-        self.loop(stmt, scope, stmt.body, lambda s: self.expr(stmt.test, s), None)
+        self.loop(stmt, scope, stmt.body, lambda s: self.test(stmt.test, s), None)
 
     def stmt_For(self, stmt: ast.For, scope: Scope) -> None:
         it = stmt.iter

@@ -204,15 +204,38 @@ class ExprCompiler:
     def expr_BoolOp(self, node: ast.BoolOp, scope: Scope) -> Any:
         values = [self.expr(v, scope) for v in node.values]
         if any(isinstance(v, Node) for v in values):
-            raise self.fail(node, "`and`/`or` on graph values", "it short-circuits on the value: use `&`/`|` on "
-                                                                "bools, or nested ifs")
+            raise self.fail(node, "`and`/`or` on graph values outside an if/while test",
+                            "it returns one of its operands: use `&`/`|` on bools, or an if")
         result = values[0]
         for v in values[1:]:
             result = (result and v) if isinstance(node.op, ast.And) else (result or v)
         return result
 
+    def test(self, node: ast.expr, scope: Scope) -> Any:
+        """A truth test (of an if, while or conditional expression): there `a and b` / `a or b` on graph
+        values short-circuit through a cond whose arms give Python bools, so the rest of the test runs
+        only when Python would run it. Elsewhere `and`/`or` return an operand, so they stay refused."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            value = self.test(node.operand, scope)
+            return _truth(scope, value, negate=True) if isinstance(value, Node) else not value
+        if not isinstance(node, ast.BoolOp):
+            return self.expr(node, scope)
+        first = self.test(node.values[0], scope)
+        if len(node.values) == 1:
+            return first
+        rest = ast.copy_location(ast.BoolOp(op=node.op, values=node.values[1:]), node.values[1])
+        is_and = isinstance(node.op, ast.And)
+        if not isinstance(first, Node):           # a Python value: short-circuit now, as Python does
+            return self.test(rest, scope) if bool(first) == is_and else first
+        arms = []
+        for side in (True, False):
+            sub = Scope(_graph(scope, "arm"), scope)
+            value = self.test(rest, sub) if side == is_and else sub.lift_node(first)
+            arms.append((sub, [_truth(sub, value)]))
+        return self.make_cond(node, scope, first, arms)[0]
+
     def expr_IfExp(self, node: ast.IfExp, scope: Scope) -> Any:
-        pred = self.expr(node.test, scope)
+        pred = self.test(node.test, scope)
         if not isinstance(pred, Node):
             return self.expr(node.body if pred else node.orelse, scope)
         arms = []
@@ -261,11 +284,21 @@ class ExprCompiler:
             return record(scope, opdef, func, args, kwargs)
         if func is len and len(args) == 1 and not kwargs:
             return self.length(node, args[0])
+        if func is float and len(args) == 1 and not kwargs and isinstance(args[0], Node):
+            return self.to_float(node, scope, args[0])
         if isinstance(func, types.FunctionType):
             return self.inline(node, scope, func, args, kwargs)
         raise self.fail(node, f"call of {getattr(func, '__name__', type(func).__name__)}",
                         "only registered NumPy functions, array methods and scriptable Python functions "
                         "can be called")
+
+    def to_float(self, node: ast.AST, scope: Scope, value: Node) -> Node:
+        """`float(x)` of a 0-d real array or a Python number: a py_float graph value (no guard on it)."""
+        from ..graph.ir import PyScalarSpec
+        spec = value.spec
+        if isinstance(spec, ArraySpec) and (spec.shape != () or np.dtype(spec.dtype).kind not in "biuf"):
+            raise self.fail(node, f"float() of {spec}", "float() takes a 0-d real array here (reduce it first)")
+        return scope.graph.call("float", float, (value,), {}, spec=PyScalarSpec(float))
 
     def call_method(self, node: ast.AST, scope: Scope, obj: Node, name: str, args: tuple, kwargs: dict) -> Any:
         opdef = ops.METHODS.get(name)
@@ -302,6 +335,16 @@ class ExprCompiler:
         if self.depth >= 8:
             raise self.fail(node, f"call of {fn.__qualname__}", "scripted calls nest deeper than 8 (recursion?)")
         return inline_function(fn, args, kwargs, scope, self.depth + 1, self.reads)
+
+
+def _truth(scope: Scope, value: Any, negate: bool = False) -> Node:
+    """bool(value) (or `not value`) as a py_bool node of `scope`'s graph."""
+    from ..graph.ir import PyScalarSpec
+    arg = scope.lift_node(value) if isinstance(value, Node) else value
+    if not negate and isinstance(arg, Node) and arg.spec == PyScalarSpec(bool):
+        return arg
+    fn = operator.not_ if negate else operator.truth
+    return scope.graph.call(fn.__name__, fn, (arg,), {}, spec=PyScalarSpec(bool))
 
 
 def _graph(scope: Scope, label: str):

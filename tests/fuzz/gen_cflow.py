@@ -1,7 +1,9 @@
 """Fuzzer statements for control flow inside graphs (issue 11): ifs on array values whose arms are mostly
 pure (auto_cond folds them into cond nodes; an arm with a side effect, a print or a spec change keeps the
-break) and convergence `while` loops on array values (while_loop nodes). Registered as the generator
-features `cond_pure` and `while_conv`; each function takes the generator and the visible names' kinds.
+break), convergence `while` loops on array values (while_loop nodes), and convergence loops that carry a
+Python counter tested with a short-circuit `and`/`or` (`while err > tol and k < m:`, the counter used after
+the loop). Registered as the generator features `cond_pure`, `while_conv` and `while_count`; each function
+takes the generator and the visible names' kinds.
 """
 
 from __future__ import annotations
@@ -64,4 +66,31 @@ def stmt_while_conv(gen, env: dict) -> list[str]:
     return lines
 
 
-EXTRA_STATEMENTS.update(cond_pure=stmt_cond_pure, while_conv=stmt_while_conv)
+def stmt_while_count(gen, env: dict) -> list[str]:
+    """A convergence loop carrying a Python counter: `k = 0; while <test> and k < m: w = ...; k += 1`, or
+    with `or`, the counter first, `not`, a test that raises only when reached, or `while True: ... break`."""
+    r = gen.rng
+    w, k = gen.fresh("w"), gen.fresh("k")
+    err = r.choice((f"np.abs({w}).max()", f"np.abs({w}).sum()", f"({w} * {w}).mean()"))
+    tol, limit = r.choice(_TOLERANCES), r.choice(("0", "1", "3", "40", "n"))
+    start, step = r.choice((("0", "1"), ("0", "1"), ("0.0", "0.5"), ("2", "-1"), ("n", "1")))
+    lines = [f"{w} = np.clip({gen.expr('A', env, 1)}, -1e6, 1e6)", f"{k} = {start}"]
+    body = [f"    {w} = " + r.choice(_CONTRACTIONS).format(w=w),
+            f"    {k} " + r.choice((f"+= {step}", f"= {k} + {step}"))]
+    if r.random() < 0.3:
+        body.insert(1, f"    {gen.fresh('u')} = {w} * 2")
+    # (a counting-down counter only where a NaN error still ends the loop: `nan > tol` is False)
+    form = r.choice((0, 1, 4)) if step == "-1" else r.randrange(6)
+    if form == 5:       # do-while: the test at the end of the body, leaving with break
+        lines += ["while True:"] + body + [f"    if {err} < {tol} or {k} >= {limit}:", "        break"]
+    else:
+        test = (f"{err} > {tol} and {k} < {limit}", f"{k} < {limit} and {err} > {tol}",
+                f"{err} > {tol} or {k} < {limit}",
+                f"not ({err} <= {tol} or {k} >= {limit})",
+                f"{err} > {tol} and 100 // ({limit} + 50 - {k}) > 0")[form]
+        lines += [f"while {test}:"] + body
+    env[w], env[k] = "A", "P"
+    return lines
+
+
+EXTRA_STATEMENTS.update(cond_pure=stmt_cond_pure, while_conv=stmt_while_conv, while_count=stmt_while_count)

@@ -12,6 +12,7 @@ import pytest
 import minidynamo as md
 from benchmarks.scripting_table import simple_op     # the seed's first example
 from minidynamo.errors import ScriptError
+from tests.capture.test_loops import halve_counted     # a counter and `and` in the loop test
 from tests.graph.test_codegen import same
 
 X = np.arange(4.0) - 1.0
@@ -56,7 +57,15 @@ def calls_helper(x, scale: float):
     return np.tanh(h), h.sum()
 
 
+def short_circuit(x):
+    if x.sum() > 0 and x.max() < 5 or not x.min() > -1:
+        return x
+    return -x
+
+
 @pytest.mark.parametrize("fn, calls", [
+    (short_circuit, [(X,), (X * 10,), (-X,), (X - 1.5,)]),
+    (halve_counted, [(X, 0.1, 100), (X, 0.1, 2), (X, 10.0, 100), (X, 0.1, 0)]),
     (simple_op, [(X, X), (X * 3, -X)]),
     (conditional_op, [(X, 0.5), (X, 100.0), (-X, -0.5)]),
     (conditional_return, [(X, 0.5), (X, 100.0)]),
@@ -111,10 +120,9 @@ def inplace(x):
     return y
 
 
-def short_circuit(x):
-    if x.sum() > 0 and x.max() < 5:
-        return x
-    return -x
+def value_of_and(x):
+    y = x.sum() > 0 and x.max()
+    return y
 
 
 def breaks(x):
@@ -169,7 +177,7 @@ def mask(x):
 @pytest.mark.parametrize("fn, marker, construct", [
     (uses_print, "print(y)", "call of print"),
     (inplace, "y += 1", "augmented assignment to an array"),
-    (short_circuit, " and ", "`and`/`or` on graph values"),
+    (value_of_and, " and ", "`and`/`or` on graph values outside an if/while test"),
     (breaks, "            break", "break"),
     (comprehension, "np.stack", "list comprehension"),
     (raises, "raise ValueError", "raise"),

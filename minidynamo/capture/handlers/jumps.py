@@ -7,7 +7,7 @@ from typing import Callable
 from bytecode import Instr
 
 from ... import pyversion
-from ..branches import fold_branch
+from ..branches import fold_branch, stop_at_loop_test
 from ..frame import Frame
 from ..variables.array import ArrayVar
 from ..variables.base import Var
@@ -19,6 +19,8 @@ def pop_jump_if(frame: Frame, inst: Instr, take: Callable[[Frame, Var], bool]) -
     # (cond -- )   jump when take(cond); an array condition folds into a cond node when both arms are pure
     # graph code (branches.py), else breaks inside as_bool (data-dependent)
     cond = frame.pop()
+    if take in (_truthy, _falsy):
+        stop_at_loop_test(frame, frame.current, cond)   # a test of a while loop being folded (loops.py)
     if isinstance(cond, ArrayVar) and take in (_truthy, _falsy) and \
             fold_branch(frame, cond, frame.current, take is _truthy):
         return

@@ -6,6 +6,8 @@ ScalarVar is instead a graph value (an input, or the result of Python arithmetic
 node): arithmetic with arrays or other scalars goes into the graph with Python's own semantics. It still
 knows its value at capture time, and specializes (guards the inputs it was computed from) only where
 capture needs a constant: range() bounds, indices, shapes. A branch on it is a data-dependent break.
+A number carried through a folded while loop (a counter) is *runtime-only*: its value exists only when the
+graph runs, so everything derived from it refuses to specialize (capture breaks instead).
 """
 
 from __future__ import annotations
@@ -27,11 +29,23 @@ class ScalarVar(Var):
     """`node` computes the value in the graph; `value` is its value at capture time; `roots` are the input
     ScalarVars whose value guards make `value` a constant when capture specializes on it."""
 
+    runtime_only = False     # True for loop-carried numbers: `value` is a stand-in of the right type only
+
     def __init__(self, node: Node, value: Any, source=None, install_guard: Callable[[], None] | None = None,
                  roots: tuple["ScalarVar", ...] | None = None) -> None:
         self.node, self.value, self.source = node, value, source
         self._install_guard = install_guard
         self.roots = (self,) if roots is None else roots
+
+    @classmethod
+    def runtime(cls, node: Node, example: Any) -> "ScalarVar":
+        """A number known only when the graph runs (of `example`'s type): it never becomes a constant."""
+        var = cls(node, example)
+        var.runtime_only = True
+        return var
+
+    def is_runtime_only(self) -> bool:
+        return any(root.runtime_only for root in self.roots)
 
     def describe(self) -> str:
         return f"ScalarVar {self.node.spec}"
@@ -40,9 +54,12 @@ class ScalarVar(Var):
         return type(self.value)
 
     def is_constant(self) -> bool:
-        return True            # a value is known; as_constant() pays for it with guards
+        return not self.is_runtime_only()   # a value is known; as_constant() pays for it with guards
 
     def as_constant(self) -> Any:
+        if self.is_runtime_only():
+            raise unsupported(BreakCategory.DATA_DEPENDENT, "a Python number carried through a folded while "
+                              "loop is known only at run time")
         for root in self.roots:
             if root._install_guard is not None:
                 install, root._install_guard = root._install_guard, None

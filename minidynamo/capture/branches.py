@@ -167,6 +167,7 @@ def _reachable(values: list, depth: int = 3) -> list:
 def _restore(frame: "Frame", state: _State, hoisted: list[Node]) -> None:
     frame.stack, frame.locals, frame.visits = list(state.stack), dict(state.locals), dict(state.visits)
     frame.result, frame.current = None, state.current
+    frame.ip = state.current + 1    # just after the jump: a branch that did not fold runs on from there
     for var, pos in state.iterators.values():
         var.pos = pos
     _truncate(frame.ctx.graph, state.n_nodes, hoisted)

@@ -90,3 +90,15 @@ def test_decisions_on_inputs_still_break():
     with md.config.patch(auto_cond=False):
         check(f, np.ones(2), calls=[(-np.ones(2),)])
         assert md.explain(f)(np.ones(2)).graph_break_count == 1
+
+
+def test_a_known_branch_whose_arm_writes_runs_that_arm():
+    # Shrunk from fuzz seed 31105: folding the branch into a cond failed (the arm writes into x), and the
+    # capture went on from where the failed arm stopped instead of after the jump, dropping the write.
+    def f(x, n):
+        k = np.array(1)
+        if k.any():
+            x[1] = n
+        return x
+    x = np.arange(9).reshape(3, 3)
+    check(f, x, 2, calls=[(x, 5)])

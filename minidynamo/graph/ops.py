@@ -400,11 +400,13 @@ SYMBOLIC_OPS.update({
     "clip", "round", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "ravel", "flatten",
     "concatenate", "stack", "hstack", "vstack", "matmul", "imatmul", "dot", "zeros_like", "ones_like",
     "full_like", "empty_like", "where", "copy", "astype",
-    # linear algebra and rearrangement (graph/meta_linalg.py, meta_decomp.py, meta_shape.py): sizes are
-    # compared (guarded), summed, multiplied and sliced; a split's remainder is specialized
+    # linear algebra, rearrangement and sequences (meta_linalg.py, meta_decomp.py, meta_shape.py, meta_seq.py):
+    # sizes are compared (guarded), summed, multiplied and sliced; a split's remainder is specialized
     "solve", "inv", "det", "norm", "outer", "tensordot", "inner", "vdot", "vecdot", "einsum", "cholesky", "qr",
-    "svd", "eigh", "eigvalsh", "slogdet", "pinv", "matrix_power", "pad", "tile", "split", "array_split"})
-SYMBOLIC_INT_OPS.update({"getitem", "setitem", "reshape", "arange", "zeros", "ones", "empty", "full"})
+    "svd", "eigh", "eigvalsh", "slogdet", "pinv", "matrix_power", "pad", "tile", "split", "array_split",
+    "sort", "argsort", "flip", "roll", "triu", "tril", "diff", "real", "imag", "angle", "repeat", "diag",
+    "convolve", "correlate", "broadcast_to"})
+SYMBOLIC_INT_OPS.update({"getitem", "setitem", "reshape", "arange", "zeros", "ones", "empty", "full", "broadcast_to"})
 SYMBOLIC_OPS.update(SYMBOLIC_INT_OPS)
 SYMBOLIC_OPS.update(op.name for op in [*BINARY_OPERATORS.values(), *UNARY_OPERATORS.values()]
                     if op.name not in ("matmul", "imatmul"))

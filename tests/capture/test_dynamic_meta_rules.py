@@ -34,6 +34,15 @@ def shape_rules(x, k):
             np.array_split(x, [k, 2 * k]), np.array_split(x[:, 0], 4), np.split(x, [-2, 7]))
 
 
+def sequence_rules(x, k):
+    v = x[:, 0]
+    return (np.sort(x, axis=0), np.argsort(v), np.sort(x, axis=None), np.flip(x, 0), np.roll(x, 2, axis=0),
+            np.triu(x), np.tril(x, -1), np.diff(v), np.diff(x, n=3, axis=0), np.diff(v, prepend=0.0),
+            np.real(x + 1j), np.imag(x * 1j), np.angle(x), np.repeat(v, 2), np.repeat(x, k, axis=0),
+            np.diag(v), np.diag(x), np.diag(x, k=2), np.convolve(v, [1.0, 2.0, 3.0]),
+            np.convolve(v, x[:, 1], mode="same"), np.correlate(v, [1.0, 0.5]), np.broadcast_to(x[:, :1], x.shape))
+
+
 def halves(x):
     return np.split(x, 2)            # an odd number of rows: NumPy's ValueError, also when compiled
 
@@ -60,6 +69,10 @@ def test_shape_rules_with_symbols_match_numpy(dynamic):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         check(shape_rules, *calls[0], calls=calls[1:], compiled=cfn)
+    cfn = _compiled(sequence_rules, dynamic)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check(sequence_rules, *calls[0], calls=calls[1:], compiled=cfn)
     cfn = _compiled(halves, dynamic)
     check(halves, np.ones((4, 2)), calls=[(np.ones((n, 2)),) for n in SIZES], compiled=cfn)
 
@@ -83,3 +96,12 @@ def test_sizes_stay_symbolic_through_linalg_pad_tile_and_einsum():
 def test_explain_words_a_symbolic_shape_with_stars():
     text = str(md.explain(md.compile(solve_and_pad, dynamic=True))(*_square(5)))
     assert "`a` is an ndarray of shape (*, *) and dtype float64" in text and "None" not in text
+
+
+def test_sort_diff_repeat_convolve_and_broadcast_to_keep_sizes_symbolic():
+    cfn = _compiled(sequence_rules, True)
+    rows = lambda n: (np.arange(n * 4.0).reshape(n, 4), 3)         # noqa: E731
+    check(sequence_rules, *rows(5), calls=[rows(7), rows(9), rows(12)], compiled=cfn)
+    assert md.stats(cfn).captures == 1
+    record, = cfn._minidynamo.records
+    assert [str(o.spec) for o in record.graph.outputs][-4:] == ["f64[s0 + 2]", "f64[s0]", "f64[s0 - 1]", "f64[s0,s1]"]

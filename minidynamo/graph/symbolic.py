@@ -385,7 +385,17 @@ def _scale(a: dict, k: int) -> dict:
     return {m: c * k for m, c in a.items()}
 
 
+class TooComplex(ValueError):
+    """An expression past the size symbols are worth (repeated squaring of a loop counter grows its
+    polynomial exponentially): the caller keeps the value without a symbol."""
+
+
+MAX_TERMS, MAX_DEGREE = 64, 8
+
+
 def _mul(a: dict, b: dict) -> dict:
+    if len(a) * len(b) > MAX_TERMS or max(map(len, a), default=0) + max(map(len, b), default=0) > MAX_DEGREE:
+        raise TooComplex("symbolic product too large")
     out: dict[tuple[str, ...], int] = {}
     for ma, ca in a.items():
         for mb, cb in b.items():

@@ -340,3 +340,18 @@ def test_dict_keys_assigned_are_written_back_in_place_keeping_order():
     cfn, _ = _compiled(writes_some_keys, None)
     calls = [({"a": np.ones(2), "b": i, "c": [1]}, np.full(2, float(i))) for i in range(4)]
     check(writes_some_keys, *calls[0], calls=calls[1:], compiled=cfn)
+
+
+def test_a_squared_loop_counter_stops_being_a_symbol():
+    # Shrunk from a fuzz program that took 20 s of CPU to capture: `n = n * (n + n)` in a loop doubles the
+    # degree of n's polynomial (and triples its text) per step; past MAX_TERMS/MAX_DEGREE it is a plain
+    # runtime value, and a branch on it guards the input values instead.
+    def f(x, n):
+        for i in range(x.shape[0]):
+            n = n * (n + i)
+            if n % 3 == 0:
+                x = x + 1
+        return x * 2, n
+
+    compiled = md.compile(f, dynamic=True)
+    check(f, np.ones(14), 2, calls=[(np.ones(14), 3), (np.ones(14), 2), (np.ones(9), 5)], compiled=compiled)

@@ -136,3 +136,12 @@ def test_sizes_evaluate_for_another_calls_symbols():
         assert [evaluate(e, values) for e in exprs] == [a * 8, a + b - 1, (a * b) // 4, a % 3, 7]
     assert evaluate(s0 + s1, {"s0": 4}) is None         # a symbol no input determines: unknown, not a guess
     assert env.relations == ["s0 >= 2", "s1 >= 2"]      # evaluating decides (and guards) nothing
+
+
+def test_products_past_the_size_limit_raise_too_complex():
+    from minidynamo.graph.symbolic import MAX_DEGREE, TooComplex, ShapeEnv
+    env = ShapeEnv()
+    p = env.create_symbol(5, "n")
+    with pytest.raises(TooComplex):
+        for _ in range(MAX_DEGREE):
+            p = p * p

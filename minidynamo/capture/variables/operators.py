@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ...graph import ops
 from ...graph.ir import PyScalarSpec
+from ...graph.symbolic import TooComplex
 from .array import ArrayVar
 from ...errors import Unsupported
 from .base import Var, unsupported
@@ -147,7 +148,10 @@ def scalar_op(frame: "Frame", sym: str, operands: list[Var], unary: bool = False
     if type(value) is int and sym in _SYM_ARITHMETIC:
         syms = [v.node.meta.get("sym") if is_scalar(v) else v.as_constant() for v in operands]
         if all(s is not None and type(s) is not bool for s in syms):
-            node.meta["sym"] = fn(*syms)      # n // 2, i + 1, n * d: still symbols
+            try:
+                node.meta["sym"] = fn(*syms)      # n // 2, i + 1, n * d: still symbols
+            except TooComplex:
+                node.meta["expr"] = None          # a runtime value: used as a size, it specializes
     return ScalarVar(node, value, roots=roots)
 
 
@@ -163,9 +167,14 @@ def _scalar_expr(sym: str, operands: list[Var], unary: bool) -> str | None:
         if e is None or (not is_scalar(v) and not is_literal(v.as_constant())):
             return None
         parts.append(e)
+    if sum(map(len, parts)) > _MAX_EXPR:
+        return None     # a condition on it then guards the exact input values instead
     if unary:
         return f"({sym}{parts[0]})" if sym in ("-", "+", "~") else None
     return f"({parts[0]} {sym} {parts[1]})"
+
+
+_MAX_EXPR = 400         # `n = n * (n + n)` in a loop triples the text per step
 
 
 def not_op(frame: "Frame", a: Var) -> Var:

@@ -290,3 +290,21 @@ def counter_power(x, tol):
 ])
 def test_counters_used_in_python_stay_correct(fn, calls):
     check(fn, *calls[0], calls=calls[1:])
+
+
+def counted_inside_a_for(x, n):
+    counts = []
+    for _ in range(n):
+        k = 0
+        while np.abs(x).max() > 0.1 and k < 5:
+            x = x * 0.5
+            k += 1
+        counts.append(k)        # the counter, an int, in a list made by the function
+        x = x + 1.0
+    return x, counts
+
+
+def test_counted_loop_inside_an_unrolled_for():
+    res = check(counted_inside_a_for, np.ones(3), 3, calls=[(np.ones(3) * 8, 4), (np.ones(3) * 0.01, 2)])
+    assert res.reasons == []
+    assert [b.kind for b in md.explain(counted_inside_a_for)(np.ones(3), 3).folded_branches] == ["while"] * 3

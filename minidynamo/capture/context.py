@@ -31,7 +31,7 @@ from .variables.base import Var, unsupported
 from .variables.builtins import BUILTINS, BuiltinVar
 from .variables.const import ConstVar
 from .variables.containers import DictVar, ListVar, SliceVar, TupleVar
-from .variables.functions import BoundMethodVar, UserFunctionVar
+from .variables.functions import BoundMethodVar, CellBox, UserFunctionVar
 from .variables.lazy_array import LazyArrayVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
@@ -79,6 +79,7 @@ class CaptureContext:
         self._alive: list[Any] = []
         self._mutables: dict[int, tuple[Var, Source]] = {}
         self._signatures: dict[Any, inspect.Signature] = {}
+        self._cell_boxes: dict[int, CellBox] = {}
 
     # ---- namespace -------------------------------------------------------------------------------------
     def bind(self, obj: Any, kind: str = "k") -> str:
@@ -89,6 +90,14 @@ class CaptureContext:
             self._ns_keys[id(obj)] = key
             self.namespace[key] = obj
         return key
+
+    def cell_box(self, real: Any, key: str | None = None) -> CellBox:
+        """The one CellBox of a real cell in this capture: a write through one closure is seen by every
+        other reader of that cell."""
+        box = self._cell_boxes.get(id(real))
+        if box is None:
+            box = self._cell_boxes[id(real)] = CellBox(real=real, key=key)
+        return box
 
     def signature(self, fn: Any) -> inspect.Signature:
         sig = self._signatures.get(fn)

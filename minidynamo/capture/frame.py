@@ -98,15 +98,15 @@ class Frame:
                 contents = box.real.cell_contents
             except ValueError:
                 raise unsupported(BreakCategory.EXCEPTION, f"free variable {name!r} is unbound") from None
-            box.value = self.ctx.wrap(contents, CellSource(self.ctx.bind(box.real, "cell"), name))
+            box.value = self.ctx.wrap(contents, CellSource(box.key or self.ctx.bind(box.real, "cell"), name))
         if box.value is None:
             raise unsupported(BreakCategory.EXCEPTION, f"cell variable {name!r} is unbound")
         return box.value
 
     def store_cell(self, name: str, value: Var) -> None:
         box = self.cells[name]
-        if box.real is not None:
-            raise unsupported(BreakCategory.SIDE_EFFECT, f"writing the enclosing function's variable {name!r} (nonlocal)")
+        if box.real is not None:    # a cell that exists outside (nonlocal, or a resume function's): replayed
+            self.ctx.side_effects.store_cell(box)
         box.value = value
 
     # ---- calls --------------------------------------------------------------------------------------

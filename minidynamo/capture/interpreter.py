@@ -11,6 +11,7 @@ from __future__ import annotations
 import types
 from dataclasses import dataclass
 
+from .. import guards as G
 from ..errors import GraphBreak
 from .branches import ARM_OPCODES, ARM_STEP_BUDGET
 from .breaks import BreakCategory, BreakReason
@@ -20,7 +21,7 @@ from .frame import Frame
 from .handlers import HANDLERS, UNSUPPORTED
 from .sources import LocalSource
 from .variables.base import Var, unsupported
-from .variables.functions import CellBox
+from .instructions import decode
 from ..signatures import code_signature
 
 
@@ -115,6 +116,13 @@ def _locate(reason: BreakReason, frame: Frame) -> None:
         reason.stack.append(where)
 
 
+def cell_arguments(code: types.CodeType) -> tuple[str, ...]:
+    """Parameters that are cell variables without a MAKE_CELL: a resume function is passed those cells."""
+    made = {ins.arg.name for ins in decode(code).instrs if ins.name == "MAKE_CELL"}
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    return tuple(n for n in code.co_cellvars if n in params and n not in made)
+
+
 def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: str, *, tag: str,
                      inline_limit: int, max_steps: int, unroll_limit: int = 64,
                      stop_at: tuple[int, int] | None = None, entry: int = 0,
@@ -130,14 +138,20 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
     sig = code_signature(fn)
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
+    passed_cells = cell_arguments(fn.__code__)
     try:
-        locals_ = {p: ctx.wrap(v, LocalSource(p)) for p, v in bound.arguments.items()}
+        locals_ = {p: ctx.wrap(v, LocalSource(p)) for p, v in bound.arguments.items() if p not in passed_cells}
+        for p in passed_cells:      # a resume function's cell variables: the cells themselves
+            ctx.guard([G.Guard(p, G.GuardKind.TYPE, types.CellType, f"cell {p}")])
+            if type(bound.arguments[p]) is not types.CellType:
+                raise unsupported(BreakCategory.UNSUPPORTED, f"argument {p!r} should be a cell")
     except GraphBreak as e:
         e.ctx = ctx
         raise
-    closure = [CellBox(real=c) for c in (fn.__closure__ or ())]
+    closure = [ctx.cell_box(c) for c in (fn.__closure__ or ())]
     try:
         frame = Frame(ctx, fn.__code__, locals_, closure, fn.__globals__, fn.__qualname__)
+        frame.cells.update((p, ctx.cell_box(bound.arguments[p], key=p)) for p in passed_cells)
         frame.stop_at, frame.entry, frame.drives = stop_at, entry, frozenset(drives)
         result = run_frame(frame)
     except _Stop:

@@ -1,7 +1,7 @@
 """Mutations made during capture, replayed by the compiled entry after the graph ran. Imports nothing else.
 
 Capture tracks mutated objects symbolically (a ListVar's items, a UserObjectVar's written attributes, a
-global's new value), so later reads see the new values. What the caller can observe is only the final
+global's or a real closure cell's new value), so later reads see the new values. What the caller can observe is only the final
 state of each object, which the entry writes back in the order the objects were first mutated.
 """
 
@@ -16,6 +16,7 @@ class SideEffects:
     def __init__(self) -> None:
         self.objects: list[Any] = []                     # ListVar / DictVar / UserObjectVar, first mutation order
         self.globals: dict[tuple[str, str], Any] = {}    # (globals_key, name) -> Var, in first-write order
+        self.cells: list[Any] = []      # CellBoxes of real cells written (nonlocal), first-write order
         self.version = 0        # bumped by every mutation, so a branch arm can prove it made none
 
     def mutated(self, var: Any) -> None:
@@ -27,8 +28,13 @@ class SideEffects:
         self.version += 1
         self.globals[(globals_key, name)] = var
 
+    def store_cell(self, box: Any) -> None:
+        self.version += 1
+        if not any(b is box for b in self.cells):
+            self.cells.append(box)
+
     def load_global(self, globals_key: str, name: str) -> Any | None:
         return self.globals.get((globals_key, name))
 
     def __bool__(self) -> bool:
-        return bool(self.objects or self.globals)
+        return bool(self.objects or self.globals or self.cells)

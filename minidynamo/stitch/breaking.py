@@ -108,14 +108,15 @@ class BreakParts:
 def _live_locals(frame: Frame, em: BreakEmitter, at: int) -> tuple[list[str], list[str]]:
     """Locals the code from instruction `at` on may read, with their expressions. Stack arguments of a
     resume function are read only by its prefix: they are dead, never passed on."""
-    values = {n: v for n, v in frame.locals.items() if not n.startswith(STACK_PREFIX) and is_live(frame.code, at, n)}
-    # A cell variable's value is passed as a plain argument: the resume function's MAKE_CELL puts it in a
-    # fresh cell. Sound because no function closing over the old cell can outlive the break (capture
-    # cannot rebuild a closure it made, so a break that needs one runs the frame eagerly).
-    values.update((n, frame.cells[n].value) for n in frame.code.co_cellvars if frame.cells[n].value is not None)
+    values = {n: v for n, v in frame.locals.items() if not n.startswith(STACK_PREFIX) and is_live(frame.code, at, n)
+              and n not in frame.code.co_cellvars}
+    # Every cell variable is passed as the cell itself (made in the entry, or the one this frame was
+    # passed): the resume function has no MAKE_CELL for it, so closures made before the break and the
+    # code after it share each cell (resume.resume_code). An unbound one is passed as an empty cell.
+    cells = {n: em.cell(frame.cells[n]) for n in frame.code.co_cellvars}
     first = frame.code.co_varnames[0] if frame.code.co_argcount else None   # stays first: see resume_code
-    names = sorted(values, key=lambda n: (n != first, n))
-    return names, [em.value(values[n]) for n in names]
+    names = sorted([*values, *cells], key=lambda n: (n != first, n))
+    return names, [cells[n] if n in cells else em.value(values[n]) for n in names]
 
 
 def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[Any], Any],

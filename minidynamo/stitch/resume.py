@@ -91,6 +91,11 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
         if items[head_end - 1].name == "RESUME":
             break
     head, rest = items[:head_end], items[head_end:]
+    # A cell variable passed in is the cell itself (stitch/breaking._live_locals): no MAKE_CELL, so the
+    # argument slot is the cell every closure made before the break shares. Only cells are ever passed
+    # there (the entries that call resume functions are generated, and capture guards the type).
+    passed_cells = set(code.co_cellvars) & set(local_names)
+    head = [it for it in head if not (isinstance(it, Instr) and it.name == "MAKE_CELL" and it.arg.name in passed_cells)]
     if any(isinstance(it, Instr) and it.name == "RESUME" for it in rest[:1]) or not head:
         raise CannotResume("unexpected function prologue")
 

@@ -8,6 +8,7 @@ exactly what runs. (Resume functions after a graph break are where `bytecode` em
 from __future__ import annotations
 
 import re
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..capture.variables.array import ArrayVar
 from ..capture.variables.base import Var
 from ..capture.variables.const import is_literal
 from ..capture.variables.containers import DictVar, ListVar, SequenceVar
+from ..capture.variables.functions import CellBox
 from ..capture.variables.objects import UserObjectVar
 from ..graph.ir import INPUT, ArraySpec, Graph, Node
 
@@ -64,6 +66,22 @@ class Emitter:
             expr = t
         self._memo[id(var)] = (var, expr)
         return expr
+
+    def cell(self, box: CellBox) -> str:
+        """The real cell of a capture cell: the existing one, or one made in the prelude (empty first, so a
+        function in its own cell can refer to it) holding the cell's final value."""
+        if box.real is not None:
+            return box.key or self.constant(box.real)
+        hit = self._memo.get(id(box))
+        if hit is not None:
+            return hit[1]
+        t = f"___c{len(self.prelude)}"
+        self.prelude.append(f"{t} = {self.constant(types.CellType)}()")
+        self._memo[id(box)] = (box, t)
+        if box.value is not None:
+            contents = self.value(box.value)
+            self.prelude.append(f"{t}.cell_contents = {contents}")
+        return t
 
     def build(self, var: Var) -> str:
         """The expression that computes var (its items through value())."""
@@ -128,6 +146,8 @@ def writeback_lines(ctx: CaptureContext, em: Emitter) -> tuple[list[str], list[s
             _writeback(var, em, temps, writes)
     for (gkey, name), var in ctx.side_effects.globals.items():
         writes.append(f"{gkey}[{name!r}] = {em.value(var)}")
+    for box in ctx.side_effects.cells:      # nonlocal writes into cells that exist outside the capture
+        writes.append(f"{em.cell(box)}.cell_contents = {em.value(box.value)}")
     return temps, writes
 
 

@@ -23,6 +23,8 @@ def _apply(fn: NestedFunctionVar, flag: int, value) -> None:
         fn.kwdefaults = dict(value.items) if isinstance(value, DictVar) else {}
     elif flag == _CLOSURE:
         fn.closure = tuple(ref.box for ref in value.items)
+    elif flag == _ANNOTATIONS:
+        fn.annotations = True
 
 
 # https://docs.python.org/3.12/library/dis.html#opcode-MAKE_FUNCTION

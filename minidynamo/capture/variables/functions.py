@@ -21,11 +21,14 @@ if TYPE_CHECKING:
 
 class CellBox:
     """A closure cell during capture: holds a Var (or None while unbound). `real` is the real cell when the
-    cell belongs to an existing function (its contents are then read through a CellSource)."""
+    cell existed before the call (a free variable of an existing function, or a cell a resume function was
+    passed): its contents are read through a CellSource and a write is replayed after the graph. `key` is
+    how the entry spells that cell (a parameter name; None: a name bound in the namespace)."""
 
-    def __init__(self, value: Var | None = None, real: Any = None) -> None:
+    def __init__(self, value: Var | None = None, real: Any = None, key: str | None = None) -> None:
         self.value = value
         self.real = real
+        self.key = key
 
 
 def bind_arguments(frame: "Frame", sig: inspect.Signature, args: list[Var], kwargs: dict[str, Var],
@@ -81,7 +84,7 @@ class UserFunctionVar(Var):
             args = [self.bound_self, *args]
         sig = frame.ctx.signature(self.fn)
         bound = bind_arguments(frame, sig, args, kwargs, self.fn.__qualname__)
-        cells = [CellBox(real=c) for c in (self.fn.__closure__ or ())]
+        cells = [frame.ctx.cell_box(c) for c in (self.fn.__closure__ or ())]
         return frame.inline(self.fn.__code__, bound, cells, self.fn.__globals__, self.fn.__qualname__)
 
     def getattr(self, frame: "Frame", name: str) -> Var:
@@ -100,9 +103,21 @@ class NestedFunctionVar(Var):
                  kwdefaults: dict[str, Var] | None = None, closure: tuple[CellBox, ...] = ()) -> None:
         self.code, self.globals, self.qualname = code, globals_, qualname
         self.defaults, self.kwdefaults, self.closure = defaults, kwdefaults or {}, closure
+        self.annotations = False     # MAKE_FUNCTION was given annotations (not kept: no reconstruction)
 
     def describe(self) -> str:
         return f"nested function {self.qualname}"
+
+    def reconstruct(self, out: Any) -> str:
+        """The same function built in the entry, its closure the very cells the resume function shares
+        (`out.cell`), so a later call sees every write made by either side."""
+        if self.annotations or not hasattr(out, "cell"):
+            raise unsupported(BreakCategory.RECONSTRUCT, f"cannot rebuild {self.describe()} outside the graph")
+        defaults = "".join(out.value(d) + ", " for d in self.defaults)
+        kwdefaults = ", ".join(f"{k!r}: {out.value(v)}" for k, v in self.kwdefaults.items())
+        cells = "".join(out.cell(box) + ", " for box in self.closure)
+        return (f"{out.constant(make_function)}({out.constant(self.code)}, {out.constant(self.globals)}, "
+                f"{self.qualname!r}, ({defaults}), {{{kwdefaults}}}, ({cells}))")
 
     def python_type(self) -> type:
         return types.FunctionType
@@ -134,6 +149,16 @@ class NestedFunctionVar(Var):
         # inspect names the implicit `.0` parameter of a 3.11 comprehension `implicit0`; the code reads `.0`.
         values = {_code_name(self.code, k): v for k, v in values.items()}
         return frame.inline(self.code, values, list(self.closure), self.globals, self.qualname)
+
+
+def make_function(code: types.CodeType, globals_: dict, qualname: str, defaults: tuple, kwdefaults: dict,
+                  closure: tuple) -> types.FunctionType:
+    """What MAKE_FUNCTION builds, from the parts capture recorded (the compiled entry calls this)."""
+    fn = types.FunctionType(code, globals_, code.co_name, defaults or None, closure or None)
+    fn.__qualname__ = qualname
+    if kwdefaults:
+        fn.__kwdefaults__ = kwdefaults
+    return fn
 
 
 def _code_name(code: types.CodeType, name: str) -> str:

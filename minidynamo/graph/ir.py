@@ -352,7 +352,7 @@ class Graph:
             for a in n.inputs():
                 if id(a) not in seen:
                     raise ValueError(f"{n.name} = {n.op}(...): uses {a.name} before it is defined")
-            if n.op == INPUT and not isinstance(n.spec, (ArraySpec, PyScalarSpec)):
+            if n.op == INPUT and not isinstance(n.spec, (ArraySpec, PyScalarSpec, RngSpec)):
                 raise ValueError(f"input {n.name} has no ArraySpec")
             if n.is_call and n.target is None:
                 raise ValueError(f"{n.name} = {n.op}(...) has no target")

@@ -274,8 +274,8 @@ def numpy_surface_not_lowered(registry: dict) -> dict[str, str]:
             reasons[name] = "a ufunc method (outer/reduce/accumulate/reduceat/at): runs as NumPy"
         elif name.startswith("fft."):
             reasons[name] = "pocketfft's exact rounding is not reproduced by the engine's FFT"
-        elif name == "random.default_rng":
-            reasons[name] = "makes a NumPy Generator object, which no engine holds"
+        elif name in ("random.default_rng", "random.RandomState"):
+            reasons[name] = "makes a NumPy generator object, which no engine holds"
         elif name.startswith("random."):
             reasons[name] = "draws from NumPy's global RandomState, whose stream the engine does not reproduce"
         elif name.startswith(("Generator.", "RandomState.")):

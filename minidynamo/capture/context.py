@@ -36,7 +36,7 @@ from .variables.lazy_array import LazyArrayVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
 from .variables.errstate import ErrstateClassVar
-from .variables.rng import RNG_TYPES, RngVar, rng_input
+from .variables.rng import RNG_TYPES, RngClassVar, RngVar, rng_input
 from .variables.scalar import SCALAR_TYPES, ScalarVar
 from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*, itertools.* ... in BUILTINS)
 from ..signatures import code_signature
@@ -158,7 +158,8 @@ class CaptureContext:
             return BuiltinVar(value, source)
         if isinstance(value, type):
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
-            return ErrstateClassVar(source) if value is np.errstate else ConstVar(value, source)
+            special = {np.errstate: ErrstateClassVar, np.random.RandomState: RngClassVar}.get(value)
+            return special(source) if special is not None else ConstVar(value, source)
         if callable(value) and not hasattr(value, "__dict__"):
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             return OpaqueVar(value, source)

@@ -164,11 +164,21 @@ def random_state_meta(name: str) -> Callable[..., Any]:
     return rule
 
 
-def default_rng_meta(seed: Any = None) -> RngSpec:
-    """np.random.default_rng(seed): a new Generator each call. A constant seed is checked now (a negative
-    one raises); an array or a Generator seed is not modelled."""
-    if is_spec(seed) or isinstance(seed, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
-        raise MetaError("random.default_rng: unsupported: a seed that is an array or a generator")
-    if not isinstance(seed, Sym):
-        run_probe("random.default_rng", np.random.default_rng, seed)
-    return RngSpec(np.random.Generator)
+def _maker_meta(name: str, make: Callable[..., Any], made: type) -> Callable[..., RngSpec]:
+    """np.random.default_rng(seed) / np.random.RandomState(seed): a new generator each call. A constant
+    seed is checked now (a negative one raises); an array or a generator as seed is not modelled."""
+
+    def rule(seed: Any = None) -> RngSpec:
+        if is_spec(seed) or isinstance(seed, (np.random.Generator, np.random.BitGenerator,
+                                              np.random.SeedSequence, np.random.RandomState)):
+            raise MetaError(f"random.{name}: unsupported: a seed that is an array or a generator")
+        if not isinstance(seed, Sym):
+            run_probe(f"random.{name}", make, seed)
+        return RngSpec(made)
+
+    rule.__name__ = f"{name}_meta"
+    return rule
+
+
+default_rng_meta = _maker_meta("default_rng", np.random.default_rng, np.random.Generator)
+random_state_maker_meta = _maker_meta("RandomState", np.random.RandomState, np.random.RandomState)

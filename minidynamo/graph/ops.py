@@ -309,8 +309,11 @@ _op("random.shuffle", np.random.shuffle, RND.shuffle_meta, functions=(np.random.
 # taking the generator as their first argument, flagged random like the global draws --------------------
 _op("random.default_rng", np.random.default_rng, GEN.default_rng_meta, functions=(np.random.default_rng,),
     random=True)
-SYMBOLIC_OPS.add("random.default_rng")          # a seed passed per call stays a graph input
-SYMBOLIC_INT_OPS.add("random.default_rng")
+# np.random.RandomState is a class: capture resolves it to this op itself (variables/rng.RngClassVar)
+_op("random.RandomState", np.random.RandomState, GEN.random_state_maker_meta, random=True)
+for _name in ("random.default_rng", "random.RandomState"):     # a seed passed per call stays a graph input
+    SYMBOLIC_OPS.add(_name)
+    SYMBOLIC_INT_OPS.add(_name)
 RNG_METHODS: dict[tuple[type, str], OpDef] = {}   # (Generator, "normal") -> OpDef
 for _name in GEN.GENERATOR_DRAWS + GEN.GENERATOR_SPECIAL:
     _meta = GEN.GENERATOR_SPECIAL_RULES.get(_name) or GEN.generator_draw_meta(_name)

@@ -77,7 +77,8 @@ def random_state_case(draw, name: str):
 
 RNG_CASES = {f"Generator.{n}": generator_case(n) for n in GEN.GENERATOR_DRAWS + GEN.GENERATOR_SPECIAL}
 RNG_CASES.update({f"RandomState.{n}": random_state_case(n) for n in GEN.RANDOM_STATE_METHODS})
-RNG_CASES["random.default_rng"] = st.tuples(st.sampled_from([(), (None,), (0,), (5,), (-1,)]), st.just({}))
+for _maker in ("random.default_rng", "random.RandomState"):
+    RNG_CASES[_maker] = st.tuples(st.sampled_from([(), (None,), (0,), (5,), (-1,)]), st.just({}))
 assert all(name in ops.REGISTRY for name in RNG_CASES)
 # ~90 ops: a few examples each cover the shared rules.
 RNG_EXAMPLES = {name: 12 for name in RNG_CASES}

@@ -36,6 +36,9 @@ def wrap_library_value(value: Any) -> Var:
     if value is np.errstate:
         from .errstate import ErrstateClassVar
         return ErrstateClassVar()
+    if value is np.random.RandomState:
+        from .rng import RngClassVar
+        return RngClassVar()
     if isinstance(value, (int, float, complex, bool, str, np.dtype, type)) or value is None:
         return ConstVar(value)
     if isinstance(value, np.generic):

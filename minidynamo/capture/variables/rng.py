@@ -63,6 +63,32 @@ class RngVar(Var):
         return out.graph_value(self)
 
 
+class RngClassVar(Var):
+    """np.random.RandomState, the class: a constant (isinstance, type comparisons) that, called, makes a
+    RandomState in the graph (op `random.RandomState`, like np.random.default_rng)."""
+
+    def __init__(self, source: "Source | None" = None) -> None:
+        self.source = source
+
+    def describe(self) -> str:
+        return "np.random.RandomState"
+
+    def is_constant(self) -> bool:
+        return True
+
+    def as_constant(self) -> Any:
+        return np.random.RandomState
+
+    def python_type(self) -> type:
+        return type
+
+    def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        return frame.ctx.record(ops.get("random.RandomState"), args, kwargs, target=np.random.RandomState)
+
+    def reconstruct(self, out: Any) -> str:
+        return self.source.expr() if self.source is not None else out.constant(np.random.RandomState)
+
+
 def rng_input(ctx: "CaptureContext", value: Any, source: "Source") -> RngVar:
     """A generator read from `source`: one graph input per source, guarded by its exact type."""
     expr = source.expr()

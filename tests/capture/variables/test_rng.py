@@ -118,6 +118,17 @@ def test_random_state_instances():
     check(legacy, X, np.random.RandomState(3), calls=[(X, np.random.RandomState(4))]).assert_no_breaks()
 
 
+def random_state_made_inside(x, seed):
+    rs = np.random.RandomState(seed)
+    return x + rs.randn(*x.shape), rs, isinstance(rs, np.random.RandomState)
+
+
+def test_a_random_state_made_in_the_function():
+    result = check(random_state_made_inside, X, 4, calls=[(X, 5), (X, 6)])
+    assert result.reasons == []
+    assert any(n.op == "random.RandomState" for n in result.graphs[0].nodes)
+
+
 def inverts_after_drawing(x, a, rng):
     return x + rng.normal(size=x.shape), np.linalg.inv(a)
 

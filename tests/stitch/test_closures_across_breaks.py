@@ -219,7 +219,8 @@ def test_an_annotated_closure_keeps_the_frame_eager_with_a_reason():
         k = 3.0
         return f(x), f.__annotations__
     result = check(annotated, X)
-    assert result.reasons and any(r.fallback for r in result.reasons)
+    assert result.reasons and any("annotations" in r.fallback for r in result.reasons), \
+        [str(r) for r in result.reasons]
 
 
 @pytest.mark.parametrize("fn,args", [(helper_then_print, (X, W)), (counter_values, (X,))])

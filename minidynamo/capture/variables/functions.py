@@ -112,7 +112,8 @@ class NestedFunctionVar(Var):
         """The same function built in the entry, its closure the very cells the resume function shares
         (`out.cell`), so a later call sees every write made by either side."""
         if self.annotations or not hasattr(out, "cell"):
-            raise unsupported(BreakCategory.RECONSTRUCT, f"cannot rebuild {self.describe()} outside the graph")
+            why = ": its annotations are not recorded" if self.annotations else ""
+            raise unsupported(BreakCategory.RECONSTRUCT, f"cannot rebuild {self.describe()} outside the graph{why}")
         defaults = "".join(out.value(d) + ", " for d in self.defaults)
         kwdefaults = ", ".join(f"{k!r}: {out.value(v)}" for k, v in self.kwdefaults.items())
         cells = "".join(out.cell(box) + ", " for box in self.closure)

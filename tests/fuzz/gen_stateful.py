@@ -68,11 +68,13 @@ def rng_object(gen, env: dict) -> list[str]:
             lines.append(f"print('drew', {name}.shape, {name}.dtype)")
         elif roll < 0.25:
             lines += [f"if {name}.sum() > 0:", f"    {name} = {name} * 0.5"]
+    if r.random() < 0.6:
+        lines.append(f"lst.append({name})")               # the draw is observable in the arguments
     roll = r.random()
     if roll < 0.15:
         target = gen.fresh("sh")
         env[target] = "A"
-        lines += [f"{target} = {a} * 1.0", f"{g}.shuffle({target})"]
+        lines += [f"{target} = {a} * 1.0", f"{g}.shuffle({target})", f"lst.append({target})"]
     elif roll < 0.25:
         p = gen.fresh("p")
         env[p] = "P"

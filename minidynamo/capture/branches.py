@@ -110,7 +110,9 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
     spec = pred.spec
     key = (id(frame), jump)
     stop_at_loop_test(frame, jump, pred)    # a test of a while loop being folded: hand it the predicate
-    if ctx.arm_steps > ARM_STEP_BUDGET:
+    if ctx.arm_steps > ARM_STEP_BUDGET or ctx.known.has(pred):
+        # (a known predicate is decided at capture time: no arm is run speculatively, since a failed fold
+        # would leave the arm's writes into containers behind when the capture goes on)
         return False
     if loops.loop_of(frame, jump) is not None:
         return loops.fold_while(frame, pred, jump, jump_if_true)

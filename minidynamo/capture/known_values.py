@@ -67,6 +67,10 @@ class KnownValues:
                 value.shape == spec.shape and value.dtype == spec.dtype:
             self._values[node] = (value, leaves)
 
+    def has(self, var: ArrayVar) -> bool:
+        """Whether `var`'s value is known (installs no guard)."""
+        return var.node in self._values
+
     def value_of(self, var: ArrayVar) -> Any:
         """The known value of `var` (guards of its constants installed), or None."""
         entry = self._values.get(var.node)

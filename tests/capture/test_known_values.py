@@ -102,3 +102,19 @@ def test_a_known_branch_whose_arm_writes_runs_that_arm():
         return x
     x = np.arange(9).reshape(3, 3)
     check(f, x, 2, calls=[(x, 5)])
+
+
+def insert_under_known_test(x, n, lst):
+    k = np.array([1, x.ndim, len(lst)])
+    if k[0]:                                # known: decided at capture, no arm run speculatively
+        lst.insert(0, n + 0)
+    return lst
+
+
+@pytest.mark.parametrize("dynamic", [None, True])
+def test_a_known_branch_whose_arm_writes_a_list_is_not_folded_first(dynamic):
+    # (was: the fold was tried, its arm's list write stayed behind after the fold failed, and the write-back
+    # read a graph node the failed fold had cut: KeyError in codegen, fuzz seed 800021 with --dynamic true)
+    cfn = md.compile(insert_under_known_test, dynamic=dynamic, options={"suppress_errors": False})
+    check(insert_under_known_test, np.ones(3), 2, [1, 2],
+          calls=[(np.ones(3), 5, [1]), (np.ones((2, 2)), 7, []), (np.ones(4), 2, [3, 4, 5])], compiled=cfn)

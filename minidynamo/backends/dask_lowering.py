@@ -98,8 +98,8 @@ LOWERINGS: dict[str, Lowering] = {
     "where": Lowering("where", check=_three_arguments), "astype": Lowering(None),
     "getitem": Lowering(None, check=_basic_index),
     # creation from Python values: plain NumPy arrays, which dask operations then take in
-    **{n: Lowering(None, frozenset({"dtype"})) for n in ("zeros", "ones", "full", "eye", "identity", "arange",
-                                                         "linspace")},
+    **{n: Lowering(None, frozenset({"dtype"})) for n in ("zeros", "ones", "full", "eye", "tri", "identity",
+                                                         "arange", "linspace")},
 }
 # The ndarray method `copy` has its own OpDef (outside the registry): dask's Array.copy is a blockwise copy.
 _METHOD_ONLY = {"copy": Lowering(None)}

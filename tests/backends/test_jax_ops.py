@@ -171,6 +171,7 @@ OTHER_CASES = {
     "ones": [(lambda x: x + np.ones((3, 4), dtype=np.float32), X32)],
     "full": [(lambda x: x * np.full((3, 4), 2.5), X)],
     "eye": [(lambda x: x[:, :3] + np.eye(3), X)],
+    "tri": [(lambda x: x[:, :3] + np.tri(3, k=-1), X), (lambda x: x[:, :2] * np.tri(x.shape[0], 2, dtype=x.dtype), X)],
     "identity": [(lambda x: x[:3, :3] @ np.identity(3), X)],
     "arange": [(lambda x: x + np.arange(4), X), (lambda x: x * np.arange(0.0, 1.0, 0.25), X)],
     "linspace": [(lambda x: x + np.linspace(0, 1, 4), X)],

@@ -197,6 +197,12 @@ def _lower_eye(cx: Any, node: Node) -> Any:
     return jnp.eye(n, m, k, dtype=_dtype(node))
 
 
+def _lower_tri(cx: Any, node: Node) -> Any:
+    n, m = node.spec.shape          # NumPy's shape rule (negative sizes are empty axes) is in the spec
+    k = node.args[2] if len(node.args) > 2 else node.kwargs.get("k", 0)
+    return jnp.tri(n, m, k, dtype=_dtype(node))
+
+
 def _lower_by_numpy(cx: Any, node: Node) -> Any:
     """All arguments are literals: NumPy computes the value at trace time (its own bits)."""
     return jnp.asarray(node.target(*node.args, **node.kwargs))
@@ -289,6 +295,7 @@ def _rules() -> dict[str, OpRule]:
     rules["ones"] = rules["ones_like"] = OpRule(_lower_filled(1), literal_shape)
     rules["full"] = rules["full_like"] = OpRule(_lower_full, literal_shape)
     rules["eye"] = rules["identity"] = OpRule(_lower_eye, _both(_only("M", "k", "dtype"), _refuse_literal_only))
+    rules["tri"] = OpRule(_lower_tri, _both(_only("M", "k", "dtype"), _refuse_literal_only))
     for name in ("arange", "linspace"):
         rules[name] = OpRule(_lower_by_numpy, _refuse_literal_only)
     rules["array"] = rules["asarray"] = OpRule(_lower_array, _refuse_array)

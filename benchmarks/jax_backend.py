@@ -4,8 +4,9 @@ Writes benchmarks/results/jax.md: (1) large arrays, each row NumPy eager vs comp
 `jax.jit` of the very same code with `jnp` for `np` (results read with np.asarray, as a JAX user would),
 interleaved in one run, medians of per-round ratios; (2) the warm overhead of the tiny 2-array function
 against hand-written jax.jit; (3) which corpus graphs lowered whole, and why the others did not.
-The JAX backend returns writeable arrays (a copy of each result) and checks that no float value became
-nan/inf (NumPy's warnings), so its rows carry that work; hand-written jit does neither.
+The JAX backend returns writeable arrays (small results copied, large ones handed over without a copy) and
+checks that no float value became nan/inf (NumPy's warnings), so its rows carry that work; hand-written jit
+does neither.
 """
 
 from __future__ import annotations

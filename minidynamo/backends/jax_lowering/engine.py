@@ -14,6 +14,11 @@ and dtypes, so each captured graph is one XLA compilation, shared by structurall
    the warnings, exceptions and partial writes eager code gives;
 4. writes new values of the inputs the graph writes into (np.copyto), and returns writeable NumPy arrays
    (NumPy scalars for scalar specs); an output that is an input written in place is the input itself.
+
+The result layout is chosen once per graph (`Piece.pack_dtype`, see runner.py): small results of one dtype
+come back packed into one buffer with the check flag as its last element (one device-to-host read, one
+copy per result), larger ones as separate arrays whose buffers the caller gets as writeable NumPy arrays
+without a copy when the jitted function made them (`fresh_outputs`: not an input or constant JAX forwards).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any, Callable
 import numpy as np
 import jax
 import jax.numpy as jnp
+from jax.extend.core import Literal
 
 from ...graph import codegen
 from ...graph.ir import CONST, INPUT, ArraySpec, Graph, Node, PyScalarSpec, iter_nodes, map_nodes
@@ -34,6 +40,7 @@ from .runner import make_runner
 from .table import TABLE
 
 _JITTED_LIMIT = 256
+PACK_BYTES = 1 << 15    # results up to this size (together) come back in one packed buffer
 # structural key -> (jitted function, the Piece it traces), shared by equal graphs
 _JITTED: dict[tuple, tuple] = {}
 
@@ -88,8 +95,13 @@ def _is_float(spec: Any) -> bool:
 
 
 def _all_finite(value: Any) -> Any:
+    """True when no element is nan/inf: `v - v` is exactly 0 where v is finite and nan where it is not, and
+    a sum of zeros cannot overflow. The sum runs over the leading axes only (adding whole rows vectorizes
+    and XLA fuses it with the loop computing v; a boolean isfinite-all over a large result costs a second,
+    scalar pass), the short rest is checked as booleans."""
     values = value if isinstance(value, (list, tuple)) else [value]
-    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(v)) for v in values]))
+    return jnp.all(jnp.stack([jnp.all(jnp.isfinite(jnp.sum(v - v, axis=tuple(range(v.ndim - 1)) or None)))
+                              for v in values]))
 
 
 def _check_spec(node: Node, value: Any) -> None:
@@ -125,6 +137,8 @@ class Piece:
         self.x64 = _needs_x64(graph)
         self.scalar_dtypes: dict[int, set] = {}
         self.checked = False            # whether the traced function returns a check flag last
+        self.pack_dtype = _pack_dtype([n.spec for n in self.outputs + self.written_inputs])
+        self.fresh_outputs: list[bool] = []     # per output: a buffer the call made (set by compile_piece)
 
     def trace(self, *args: Any) -> tuple:
         scalars = {id(a): i for i, (a, n) in enumerate(zip(args, self.inputs)) if isinstance(n.spec, PyScalarSpec)}
@@ -151,7 +165,30 @@ class Piece:
         # the cheapest output structure for jit's call path.
         self.checked = bool(cx.checks)
         flat = [cx.val(n) for n in self.outputs] + [cx.val(n) for n in self.written_inputs]
-        return tuple(flat) + ((jnp.all(jnp.stack(cx.checks)),) if cx.checks else ())
+        flag = (jnp.all(jnp.stack(cx.checks)),) if cx.checks else ()
+        if self.pack_dtype is not None:
+            return jnp.concatenate([jnp.ravel(v).astype(self.pack_dtype) for v in flat + list(flag)])
+        return tuple(flat) + flag
+
+
+def _pack_dtype(specs: list) -> np.dtype | None:
+    """The one dtype of small array results, or None when they must come back as separate arrays."""
+    if not specs or not all(isinstance(s, ArraySpec) for s in specs):
+        return None
+    dtypes = {s.dtype for s in specs}
+    if len(dtypes) != 1 or sum(s.size for s in specs) * specs[0].dtype.itemsize > PACK_BYTES:
+        return None
+    return dtypes.pop()
+
+
+def _fresh_outputs(jitted: Any, abstract: list, count: int) -> list[bool]:
+    """Per output: True when its buffer is one the call allocated, False when JAX may hand back an input,
+    a constant or another output's buffer (those must be copied before the caller may write into them)."""
+    jaxpr = jitted.trace(*abstract).jaxpr.jaxpr
+    outs = list(jaxpr.outvars)[:count]
+    taken = {id(v) for v in list(jaxpr.invars) + list(jaxpr.constvars)}
+    return [not isinstance(v, Literal) and id(v) not in taken and sum(o is v for o in outs) == 1
+            for v in outs]
 
 
 def _lower_node(cx: Trace, node: Node) -> Any:
@@ -178,8 +215,11 @@ def compile_piece(graph: Graph) -> Callable[..., tuple]:
     piece = Piece(graph)
     if cached is None:
         jitted = jax.jit(piece.trace)
+        abstract = [_abstract(n) for n in piece.inputs + piece.consts]
         with _context(piece.x64):
-            jitted.lower(*[_abstract(n) for n in piece.inputs + piece.consts])   # raises NotLowerable early
+            jitted.lower(*abstract)                 # raises NotLowerable early
+            if piece.pack_dtype is None:
+                piece.fresh_outputs = _fresh_outputs(jitted, abstract, len(piece.outputs))
         cached = _JITTED[key] = (jitted, piece)
         if len(_JITTED) > _JITTED_LIMIT:           # the oldest goes (it keeps its graph and constants alive)
             _JITTED.pop(next(iter(_JITTED)))

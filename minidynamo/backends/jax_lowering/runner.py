@@ -3,7 +3,17 @@
 Imports jax (for the 64-bit context) and numpy. `make_runner(piece, jitted, traced, fallback)` returns
 `run(*inputs)`; `fallback` is the graph compiled for NumPy, run whenever the engine's result could differ
 from NumPy's (see engine.py). `traced` is the Piece whose trace made `jitted` (an equal graph's, when the
-jitted function is shared): its positions of inputs, outputs and writes match `piece`'s.
+jitted function is shared): its positions of inputs, outputs and writes, its layout and its check flag match
+`piece`'s. Everything a call needs is decided here, once; a warm call does the checks, the jitted call and
+the conversion of its results, nothing else.
+
+Results are writeable NumPy arrays that own no JAX state a later call could change:
+* packed (small results of one dtype, `traced.pack_dtype`): one device-to-host read of the packed buffer,
+  the check flag read from its last element, each result a copy of its slice;
+* separate arrays: a large result the call allocated (`traced.fresh_outputs`) is handed over without a copy
+  (a writeable NumPy array over the JAX buffer, which it keeps alive; nothing else holds that buffer), any
+  other result is copied with np.array. Such a zero-copy array does not own its memory (`flags.owndata` is
+  False, `resize()` refuses), which is the one way it can be told from NumPy's own result.
 """
 
 from __future__ import annotations
@@ -16,26 +26,74 @@ import jax
 from ...graph.ir import CONST, INPUT, ArraySpec, PyScalarSpec, map_nodes
 from ..aliasing import same_object_root
 
+try:    # NumPy 2: np.seterr/np.errstate set this context variable to a new state object
+    from numpy._core.umath import _extobj_contextvar as _ERRSTATE
+except ImportError:     # pragma: no cover  (another NumPy layout: read np.geterr() every call)
+    _ERRSTATE = None
+
 _LIST_RESULTS = frozenset({"split", "array_split"})
+WRAP_BYTES = 1 << 15    # results from this size up are handed over without a copy (when the call made them)
 
 
-def _to_numpy(value: Any, spec: Any, as_list: bool) -> Any:
-    """A writeable NumPy array (np.asarray of a JAX array is read-only), a NumPy scalar for a scalar spec."""
+class _UnderflowIgnored:
+    """np.geterr()["under"] == "ignore" (XLA cannot report underflow), read again only when NumPy's error
+    state object changes; the cached state object is kept alive, so its identity cannot be reused."""
+
+    def __init__(self) -> None:
+        self._seen: tuple[Any, bool] = (None, False)
+
+    def __call__(self) -> bool:
+        if _ERRSTATE is None:
+            return np.geterr()["under"] == "ignore"
+        state = _ERRSTATE.get()
+        seen, ignored = self._seen
+        if state is not seen:
+            ignored = np.geterr()["under"] == "ignore"
+            self._seen = (state, ignored)      # one assignment: another thread sees a consistent pair
+        return ignored
+
+
+underflow_ignored = _UnderflowIgnored()
+
+
+class _JaxBuffer:
+    """Hands a JAX array's buffer to NumPy as writeable memory, keeping the JAX array alive."""
+
+    __slots__ = ("__array_interface__", "array")
+
+
+def writeable_view(value: Any) -> np.ndarray:
+    """A writeable NumPy array over `value`'s buffer (only for buffers nothing else holds)."""
+    value.block_until_ready()
+    holder = _JaxBuffer()
+    holder.array = value
+    holder.__array_interface__ = {"shape": tuple(value.shape), "typestr": np.dtype(value.dtype).str,
+                                  "data": (value.unsafe_buffer_pointer(), False), "version": 3}
+    return np.asarray(holder)
+
+
+def _copy_scalar(value: Any) -> Any:
+    return np.asarray(value)[()]
+
+
+def _converter(spec: Any, as_list: bool, fresh: bool) -> Callable[[Any], Any]:
+    """How one separately returned result becomes what NumPy returns (see the module docstring)."""
     if isinstance(spec, tuple):
-        items = [_to_numpy(v, s, False) for v, s in zip(value, spec)]
-        return items if as_list else tuple(items)
+        items = [_converter(s, False, False) for s in spec]
+        kind = list if as_list else tuple
+        return lambda value: kind(f(v) for f, v in zip(items, value))
     if spec is None:
-        return None
+        return lambda value: None
     if spec.scalar:
-        return np.asarray(value)[()]
-    return np.array(value)
+        return _copy_scalar
+    if fresh and spec.size * spec.dtype.itemsize >= WRAP_BYTES:
+        return writeable_view
+    return np.array
 
 
 def _host_checks(piece: Any, traced: Any) -> list[Callable[[tuple], bool]]:
     """Conditions on the inputs, checked in Python before the call; any False runs NumPy instead."""
     checks: list[Callable[[tuple], bool]] = []
-    if any(isinstance(n.spec, ArraySpec) and n.spec.dtype.kind == "f" for n in piece.graph.nodes):
-        checks.append(lambda inputs: np.geterr()["under"] == "ignore")   # XLA cannot report underflow
     positions = {id(n): i for i, n in enumerate(piece.inputs)}
     arrays = [i for i, n in enumerate(piece.inputs) if isinstance(n.spec, ArraySpec) and not n.spec.scalar]
     for node in piece.written_inputs:
@@ -54,16 +112,13 @@ def _host_checks(piece: Any, traced: Any) -> list[Callable[[tuple], bool]]:
     return checks
 
 
-def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..., tuple]) -> Callable[..., tuple]:
-    """`run(*inputs)` for one graph: see the module docstring."""
-    consts = tuple(n.value for n in piece.consts)
-    checks = _host_checks(piece, traced)
-    x64 = piece.x64
+def _assembler(piece: Any) -> Callable[[list, tuple], tuple]:
+    """(results in piece.outputs order, inputs) -> the graph's output tuple."""
+    outputs = piece.graph.outputs
+    if [id(o) for o in outputs] == [id(n) for n in piece.outputs]:
+        return lambda results, inputs: tuple(results)
     input_index = {id(n): i for i, n in enumerate(piece.inputs)}
-    written = [input_index[id(n)] for n in piece.written_inputs]     # in the order the trace returns them
     out_index = {id(n): k for k, n in enumerate(piece.outputs)}
-    as_list = [n.op in _LIST_RESULTS for n in piece.outputs]
-    specs = [n.spec for n in piece.outputs]
     roots = same_object_root(piece.graph)
 
     def lookup(node: Any, inputs: tuple, results: list) -> Any:
@@ -76,39 +131,76 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
             return None
         return results[out_index[id(r)]]
 
-    outputs = piece.graph.outputs
-    # The common case: every output a distinct array the graph computed, nothing written back.
-    simple = not written and [id(o) for o in outputs] == [id(n) for n in piece.outputs] and \
-        all(isinstance(s, ArraySpec) and not s.scalar for s in specs)
+    return lambda results, inputs: tuple(map_nodes(o, lambda n: lookup(n, inputs, results)) for o in outputs)
 
+
+def _packed_reader(piece: Any, traced: Any, written: list[int]) -> Callable[[Any, tuple], Any]:
+    """Read the packed buffer: None when the check flag fails, else the graph's outputs (inputs written)."""
+    slots, start = [], 0
+    for n in piece.outputs + piece.written_inputs:
+        slots.append((start, start + n.spec.size, n.spec.shape, n.spec.scalar))
+        start += n.spec.size
+    out_slots, write_slots = slots[:len(piece.outputs)], list(zip(written, slots[len(piece.outputs):]))
+    checked, assemble = traced.checked, _assembler(piece)
+
+    def read(packed: Any, inputs: tuple) -> Any:
+        buf = np.asarray(packed)
+        if checked and not buf[-1]:
+            return None
+        for i, (a, b, shape, _) in write_slots:
+            np.copyto(inputs[i], buf[a:b].reshape(shape))
+        return assemble([buf[a] if scalar else buf[a:b].reshape(shape).copy()
+                         for a, b, shape, scalar in out_slots], inputs)
+    return read
+
+
+def _array_reader(piece: Any, traced: Any, written: list[int]) -> Callable[[Any, tuple], Any]:
+    """Read separately returned results: None when the check flag fails, else the graph's outputs."""
+    fresh = traced.fresh_outputs or [False] * len(piece.outputs)
+    convert = [_converter(n.spec, n.op in _LIST_RESULTS, f) for n, f in zip(piece.outputs, fresh)]
+    checked, n_out, assemble = traced.checked, len(piece.outputs), _assembler(piece)
+
+    def read(flat: tuple, inputs: tuple) -> Any:
+        if checked and not np.asarray(flat[-1]):
+            return None
+        for i, new in zip(written, flat[n_out:n_out + len(written)]):
+            np.copyto(inputs[i], new)
+        return assemble([f(v) for f, v in zip(convert, flat)], inputs)
+    return read
+
+
+def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..., tuple]) -> Callable[..., tuple]:
+    """`run(*inputs)` for one graph: see the module docstring."""
+    consts = tuple(n.value for n in piece.consts)
+    checks = _host_checks(piece, traced)
+    floats = any(isinstance(n.spec, ArraySpec) and n.spec.dtype.kind == "f" for n in piece.graph.nodes)
+    input_index = {id(n): i for i, n in enumerate(piece.inputs)}
+    written = [input_index[id(n)] for n in piece.written_inputs]     # in the order the trace returns them
+    read = (_packed_reader if traced.pack_dtype is not None else _array_reader)(piece, traced, written)
     fallbacks = [0]     # calls that ran on NumPy (tests read it as run.fallbacks)
 
     def numpy_instead(inputs: tuple) -> tuple:
         fallbacks[0] += 1
         return fallback(*inputs)
 
-    checked, n_out = traced.checked, len(piece.outputs)
-
-    def call(inputs: tuple) -> Any:
-        if x64:
+    if piece.x64:
+        def call(*inputs: Any) -> Any:
             with jax.enable_x64(True):
                 return jitted(*inputs, *consts)
-        return jitted(*inputs, *consts)
+    elif consts:
+        def call(*inputs: Any) -> Any:
+            return jitted(*inputs, *consts)
+    else:
+        call = jitted
 
     def run(*inputs: Any) -> tuple:
+        if floats and not underflow_ignored():
+            return numpy_instead(inputs)
         for check in checks:
             if not check(inputs):
                 return numpy_instead(inputs)
-        flat = call(inputs)
-        if checked and not np.asarray(flat[-1]):
-            return numpy_instead(inputs)
-        outs, writes = flat[:n_out], flat[n_out:n_out + len(written)]
-        if simple:
-            return tuple(np.array(v) for v in outs)
-        for i, new in zip(written, writes):
-            np.copyto(inputs[i], new)
-        results = [_to_numpy(v, s, lst) for v, s, lst in zip(outs, specs, as_list)]
-        return tuple(map_nodes(o, lambda n: lookup(n, inputs, results)) for o in outputs)
+        got = read(call(*inputs), inputs)
+        return numpy_instead(inputs) if got is None else got
 
     run.__name__ = f"jax_{piece.graph.name}"
     run.fallbacks = fallbacks             # type: ignore[attr-defined]

@@ -1,0 +1,96 @@
+"""jax_lowering/runner.py: how results come back (packed small results, large results handed over without a
+copy, copies where JAX may return an input's buffer) and the cached read of NumPy's error state.
+Every result must be a writeable array that nothing else reads or writes."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from minidynamo.backends.jax_lowering import engine, runner
+from tests.backends.jax_support import Recorder, assert_close, md, run_both
+
+LARGE = (runner.WRAP_BYTES // 8) * 4        # float64 elements well above the zero-copy threshold
+
+
+def traced_piece(rec: Recorder):
+    """The engine Piece whose trace made the (single) jitted function of the recorded graph."""
+    graph = rec.plans[0].pieces[0].graph
+    return engine._JITTED[engine._key(graph)][1]
+
+
+def test_small_results_of_one_dtype_come_back_packed():
+    rec = Recorder()
+    compiled = md.compile(lambda x: (np.tanh(x), np.exp(x).sum()), backend=rec)
+    x = np.linspace(0, 1, 6).reshape(2, 3)
+    got = compiled(x)
+    assert traced_piece(rec).pack_dtype == np.float64
+    assert_close(got, (np.tanh(x), np.exp(x).sum()))
+    assert got[0].flags.owndata and type(got[1]) is np.float64
+
+
+def test_packed_write_back_into_an_input():
+    def scale(x, y):
+        x *= 2.0
+        return x + y
+    got, expected, rec = run_both(scale, np.arange(4.0), np.ones(4))
+    assert traced_piece(rec).pack_dtype == np.float64 and rec.fallbacks == 0
+    assert_close(got, expected)
+
+
+def test_large_results_are_writeable_and_independent_between_calls():
+    rec = Recorder()
+    compiled = md.compile(lambda x: np.sqrt(x) + 1.0, backend=rec)
+    x = np.arange(LARGE, dtype=np.float64)
+    first = compiled(x)
+    assert traced_piece(rec).pack_dtype is None and traced_piece(rec).fresh_outputs == [True]
+    first[:] = -1.0                         # the caller owns the buffer now
+    second = compiled(x)
+    assert_close(second, np.sqrt(x) + 1.0)
+    assert np.all(first == -1.0) and not np.shares_memory(first, second)
+
+
+def test_a_result_jax_may_forward_from_an_input_is_copied():
+    def passthrough(x):
+        return np.copy(x), np.tanh(x)        # np.copy lowers to the traced input itself
+    rec = Recorder()
+    x = np.arange(LARGE, dtype=np.float64) / LARGE
+    got = md.compile(passthrough, backend=rec)(x)
+    assert traced_piece(rec).fresh_outputs[0] is False
+    got[0][:] = 7.0
+    assert np.array_equal(x, np.arange(LARGE, dtype=np.float64) / LARGE)
+    assert not np.shares_memory(got[0], x)
+
+
+def test_errstate_is_read_again_whenever_numpy_changes_it():
+    def f(x):
+        return np.exp(x) * 2.0
+    rec = Recorder()
+    compiled = md.compile(f, backend=rec)
+    x = np.array([-1.0])
+    compiled(x)
+    with np.errstate(under="warn"):
+        compiled(x)
+        assert rec.fallbacks == 1
+    compiled(x)
+    old = np.seterr(under="warn")
+    try:
+        compiled(x)
+    finally:
+        np.seterr(**old)
+    compiled(x)
+    assert rec.fallbacks == 2
+
+
+def test_errstate_of_another_thread_is_its_own():
+    seen = []
+
+    def in_thread():
+        with np.errstate(under="raise"):
+            seen.append(runner.underflow_ignored())
+    assert runner.underflow_ignored()
+    t = threading.Thread(target=in_thread)
+    t.start()
+    t.join()
+    assert seen == [False] and runner.underflow_ignored()

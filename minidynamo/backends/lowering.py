@@ -141,6 +141,7 @@ def plan_lowering(graph: Graph, table: LoweringTable, *, min_engine_ops: int = 1
     refused = {**(table.refuse_graph(graph) if table.refuse_graph is not None else {}), **(refused or {})}
     decisions = [Decision(n, Placement.NUMPY, refused[id(n)]) if id(n) in refused else table.decide(n)
                  for n in graph.nodes if n.is_call]
+    _keep_projections_beside(decisions)
     runs: list[tuple[Placement, list[Node]]] = []
     for d in decisions:
         placement = d.placement
@@ -163,6 +164,19 @@ def plan_lowering(graph: Graph, table: LoweringTable, *, min_engine_ops: int = 1
         merged.append((Placement.NUMPY, []))
     pieces = _cut(graph, merged)
     return LoweringPlan(graph, table.engine, decisions, pieces)
+
+
+def _keep_projections_beside(decisions: list[Decision]) -> None:
+    """`getitem(t, i)` of several results made on NumPy (svd, histogram, a cond left there) stays on NumPy:
+    a piece's inputs are arrays, so the tuple itself cannot cross into an engine piece."""
+    on_numpy = {id(d.node) for d in decisions if d.placement is Placement.NUMPY}
+    for k, d in enumerate(decisions):
+        base = d.node.args[0] if d.node.op == "getitem" and d.node.args else None
+        if d.placement is Placement.ENGINE and isinstance(base, Node) and isinstance(base.spec, tuple) and (
+                id(base) in on_numpy or base.op == INPUT):
+            decisions[k] = Decision(d.node, Placement.NUMPY, f"reads one of the results of {base.name}, "
+                                    "which runs on NumPy")
+            on_numpy.add(id(d.node))
 
 
 def _cut(graph: Graph, runs: list[tuple[Placement, list[Node]]]) -> list[Piece]:

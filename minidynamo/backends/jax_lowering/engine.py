@@ -32,6 +32,7 @@ import jax.numpy as jnp
 from jax.extend.core import Literal
 
 from ...graph import codegen
+from ...graph.control import subgraphs
 from ...graph.ir import CONST, INPUT, ArraySpec, Graph, Node, PyScalarSpec, iter_nodes, map_nodes
 from ..aliasing import same_object_root, written_target
 from ..lowering import NotLowerable
@@ -49,6 +50,7 @@ class Trace:
     """Traced values of one graph while its lowering runs inside jax.jit (the `cx` of the rules)."""
 
     def __init__(self, graph: Graph, scalar_inputs: dict[int, int]) -> None:
+        self.graph = graph
         self.root = same_object_root(graph)     # writes never go through views here (aliasing.py)
         self.env: dict[int, Any] = {}
         self.current: dict[int, Any] = {}       # root id -> its newest value, once something wrote into it
@@ -85,6 +87,8 @@ def _needs_x64(graph: Graph) -> bool:
             return True
         specs = n.spec if isinstance(n.spec, tuple) else (n.spec,)
         if any(isinstance(s, ArraySpec) and s.dtype.itemsize == 8 for s in specs):
+            return True
+        if any(_needs_x64(sub) for _, sub in subgraphs(n)):
             return True
     return False
 
@@ -140,9 +144,9 @@ class Piece:
         self.pack_dtype = _pack_dtype([n.spec for n in self.outputs + self.written_inputs])
         self.fresh_outputs: list[bool] = []     # per output: a buffer the call made (set by compile_piece)
 
-    def trace(self, *args: Any) -> tuple:
-        scalars = {id(a): i for i, (a, n) in enumerate(zip(args, self.inputs)) if isinstance(n.spec, PyScalarSpec)}
-        cx = Trace(self.graph, scalars)
+    def run(self, args: list, scalars: dict[int, int] | None = None) -> Trace:
+        """Trace every node on `args` (values of inputs, then constants); the Trace holds values and checks."""
+        cx = Trace(self.graph, scalars or {})
         for node, value in zip(self.inputs + self.consts, args):
             cx.env[id(node)] = value
             if id(node) in self.sinks:
@@ -160,9 +164,14 @@ class Piece:
             cx.env[id(node)] = value
             if id(node) in self.sinks:
                 cx.check(_all_finite(value))
+        return cx
+
+    def trace(self, *args: Any) -> Any:
+        scalars = {id(a): i for i, (a, n) in enumerate(zip(args, self.inputs)) if isinstance(n.spec, PyScalarSpec)}
+        cx = self.run(list(args), scalars)
         self.scalar_dtypes = cx.scalar_dtypes
-        # One flat tuple (results, new values of written inputs, then the check flag if there are checks):
-        # the cheapest output structure for jit's call path.
+        # Results, new values of written inputs, then the check flag if there are checks: packed into one
+        # array when small and of one dtype, else one flat tuple (the cheapest structures for jit's call path).
         self.checked = bool(cx.checks)
         flat = [cx.val(n) for n in self.outputs] + [cx.val(n) for n in self.written_inputs]
         flag = (jnp.all(jnp.stack(cx.checks)),) if cx.checks else ()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...graph.control import is_control
 from ...graph.ir import ArraySpec, Graph, Node, iter_nodes
 from ...graph.ops import INPLACE_NAMES
 
@@ -95,7 +96,7 @@ def finite_sinks(graph: Graph, poison: dict[int, list[Node]] | None = None) -> s
     for n in reversed(graph.nodes):
         # Only an op creates a nan/inf NumPy warns about; one that came in with an input (quiet) is
         # harmless by itself and reaches a checked value wherever an op turns it into another.
-        if not n.is_call or not _float(n.spec):
+        if not n.is_call or not _float(n.spec) or _creates_nothing(n):
             continue
         if any((_propagates(c, pos) or any(a is n for a in poison.get(id(c), ())))
                and (id(c) in sinks or id(c) in covered) for c, pos in consumers.get(id(n), [])):
@@ -104,3 +105,9 @@ def finite_sinks(graph: Graph, poison: dict[int, list[Node]] | None = None) -> s
             sinks.add(id(n))
     return sinks
 
+
+def _creates_nothing(node: Node) -> bool:
+    """A cond/while_loop node or a projection of its results: what the subgraphs make is checked inside them
+    (jax_lowering/control.py), and a value that merely passes through creates no warning."""
+    return is_control(node) or (node.op == "getitem" and isinstance(node.args[0], Node)
+                                and is_control(node.args[0]))

@@ -18,7 +18,7 @@ from ...graph.ir import ArraySpec, Node, iter_nodes
 from ...graph.ops import INPLACE_NAMES, REGISTRY
 from ..aliasing import alias_refusals
 from ..lowering import LoweringTable, OpRule, numpy_surface_not_lowered
-from . import indexing, ufuncs
+from . import control, indexing, ufuncs
 
 NOT_LOWERED: dict[str, str] = {
     "inv": "NumPy raises LinAlgError on a singular matrix; XLA's LU returns inf/nan, and whether a pivot is "
@@ -306,6 +306,8 @@ def _rules() -> dict[str, OpRule]:
                             "np.where with one argument has a data-dependent shape")
     rules["getitem"] = OpRule(indexing.lower_getitem, indexing.refuse_getitem)
     rules["setitem"] = OpRule(indexing.lower_setitem, indexing.refuse_setitem)
+    rules["cond"] = OpRule(control.lower_cond, control.refuse_control)
+    rules["while_loop"] = OpRule(control.lower_while, control.refuse_control)
     return rules
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import config as _config
-from .backends import get_backend
+from .backends import call_backend, get_backend
 from .cache import Entry, FunctionCache, Mode
 from .capture.breaks import BreakCategory, BreakReason
 from .capture import interpreter as _interpreter
@@ -305,7 +305,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         ctx, body = part.ctx, part.body
     compiled = None
     if body.lines and body.lines[0].startswith("___o"):
-        compiled = backend(body.graph, _example_inputs(fn, args, kwargs, ctx))
+        compiled = call_backend(backend, body.graph, _example_inputs(fn, args, kwargs, ctx), cfg)
     namespace = dict(body.namespace)
     lines = list(body.lines)
     if compiled is not None:

@@ -10,7 +10,7 @@ from .dask_backend import dask_backend
 from .eager import eager
 from .jax_lowering import jax_backend
 from .numpy_codegen import numpy_codegen
-from .registry import Backend, get_backend, list_backends, register_backend
+from .registry import Backend, call_backend, get_backend, list_backends, register_backend
 
 DEFAULT_BACKEND = "numpy"
 
@@ -19,5 +19,5 @@ register_backend("eager", eager)
 register_backend("dask", dask_backend)      # imports dask only when compile() asks for it
 register_backend("jax", jax_backend)        # JAX itself is imported only when a graph is compiled for it
 
-__all__ = ["Backend", "DEFAULT_BACKEND", "eager", "get_backend", "list_backends", "numpy_codegen",
+__all__ = ["Backend", "DEFAULT_BACKEND", "call_backend", "eager", "get_backend", "list_backends", "numpy_codegen",
            "register_backend"]

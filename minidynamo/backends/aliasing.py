@@ -72,8 +72,33 @@ def same_object_root(graph: Graph) -> dict[int, Node]:
     return root
 
 
-def alias_refusals(graph: Graph) -> Mapping[int, str]:
-    """node id -> why that node must run on NumPy (see the module docstring)."""
+def _basic_static(index: object) -> bool:
+    """An index of ints, slices of ints, None and Ellipsis: basic indexing fixed at capture (a view)."""
+    items = index if isinstance(index, tuple) else (index,)
+    return all(i is None or i is Ellipsis or type(i) is int or (isinstance(i, slice) and all(
+        p is None or type(p) is int for p in (i.start, i.stop, i.step))) for i in items)
+
+
+def sliced_views(graph: Graph) -> dict[int, tuple[Node, object]]:
+    """node id -> (parent, index) for `parent[index]` views with a basic index fixed at capture whose parents,
+    up to the array owning the memory, are such views too (in-place results count as their operand). An
+    engine can thread writes through these functionally: a write into the view is `parent.at[index].set`,
+    and reading the view after a write slices the parent's newest value."""
+    same = same_object_root(graph)
+    views: dict[int, tuple[Node, object]] = {}
+    for n in graph.nodes:
+        if not (n.is_call and n.op == "getitem" and isinstance(n.args[0], Node) and _is_ndarray(n.args[0])
+                and _basic_static(n.args[1])):
+            continue
+        parent = same[id(n.args[0])]
+        if id(parent) in views or not (parent.is_call and is_view(parent)):
+            views[id(n)] = (parent, n.args[1])
+    return views
+
+
+def alias_refusals(graph: Graph, tracked: Mapping[int, object] | None = None) -> Mapping[int, str]:
+    """node id -> why that node must run on NumPy (see the module docstring). Views in `tracked` (an engine
+    threads writes through them, see sliced_views) may be written through and read after writes."""
     root = alias_root(graph)
     members: dict[int, list[Node]] = {}
     for n in graph.nodes:
@@ -97,8 +122,8 @@ def alias_refusals(graph: Graph) -> Mapping[int, str]:
         views = [m for m in members.get(base_id, []) if is_view(m)]
         # A view read only before the next write into its base sees the same values as a copy; a view read
         # after such a write, or written through, must be NumPy's.
-        stale = [v for v in views if any(v.index < w < last_read[id(v)] for w in positions)
-                 or id(v) in targets]
+        stale = [v for v in views if (any(v.index < w < last_read[id(v)] for w in positions)
+                                      or id(v) in targets) and id(v) not in (tracked or {})]
         if stale:
             why = f"writes into {stale[0].args[0].name}'s memory, which a view reads after the write"
             for m in stale + [w for w in members.get(base_id, []) if written_target(w) is not None] + \

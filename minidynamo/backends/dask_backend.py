@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .. import config
+from .. import config as _config
 from ..graph.interp import Interpreter
 from ..graph.ir import INPUT, ArraySpec, Graph, Node, iter_nodes
 from ..graph.symbolic import bind_symbols, evaluate, hint_of
@@ -49,11 +49,12 @@ def require_dask() -> Any:
     return da
 
 
-def dask_backend(graph: Graph, example_inputs: Sequence[Any]) -> Callable[..., tuple]:
-    """Backend "dask": lower `graph` to dask.array (see the module docstring for the two modes)."""
+def dask_backend(graph: Graph, example_inputs: Sequence[Any], config: Any = None) -> Callable[..., tuple]:
+    """Backend "dask": lower `graph` to dask.array (see the module docstring for the two modes). `config` is
+    the compiled function's Config (its compile(..., options=) applied; registry.call_backend)."""
     da = require_dask()
     lazy = any(DL.is_lazy(v) for v in example_inputs)
-    chunk_bytes = config.current().dask_chunk_bytes
+    chunk_bytes = (config or _config.current()).dask_chunk_bytes
 
     def refuse_node(node: Node) -> str | None:
         if lazy and "lazy" not in node.meta:

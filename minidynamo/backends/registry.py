@@ -8,10 +8,14 @@ Dynamic shapes: a graph's specs may hold symbolic sizes (`f64[s0,8]`, graph/symb
 graph then serves every size its guards admit. A backend must not decide on a symbol (the capture is over:
 that raises SymbolicDecisionError); one that needs concrete shapes may specialize per concrete shape of the
 inputs it is called with (e.g. cache by `tuple(a.shape for a in inputs)`), the example inputs being one.
+Options: a backend whose signature has a keyword parameter `config` is called as
+`backend(graph, example_inputs, config=cfg)`, cfg being the compiled function's `config.Config` with its
+`compile(..., options={...})` applied (`call_backend`); e.g. the dask backend reads `dask_chunk_bytes` there.
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Sequence
 
 Backend = Callable[[Any, Sequence[Any]], Callable[..., tuple]]
@@ -47,3 +51,19 @@ def get_backend(name_or_callable: str | Backend) -> Backend:
 def list_backends() -> list[str]:
     """Registered backend names, sorted."""
     return sorted(_BACKENDS)
+
+
+def takes_config(backend: Backend) -> bool:
+    """Whether the backend accepts the per-function config as a keyword `config`."""
+    try:
+        param = inspect.signature(backend).parameters.get("config")
+    except (TypeError, ValueError):     # a builtin or C callable without a signature
+        return False
+    return param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
+
+
+def call_backend(backend: Backend, graph: Any, example_inputs: Sequence[Any], cfg: Any) -> Callable[..., tuple]:
+    """Compile `graph` with `backend`, passing `cfg` (the function's options applied) if it takes `config`."""
+    if takes_config(backend):
+        return backend(graph, example_inputs, config=cfg)
+    return backend(graph, example_inputs)

@@ -62,3 +62,22 @@ def test_roots():
     mul, iadd, reshape = [n for n in g.nodes if n.is_call]
     assert same_object_root(g)[id(iadd)] is mul and same_object_root(g)[id(reshape)] is reshape
     assert alias_root(g)[id(reshape)] is mul
+
+
+def test_sliced_views_follow_basic_static_indices_only():
+    from minidynamo.backends.aliasing import alias_refusals, sliced_views
+
+    def f(x, i):
+        a = x[1:4]          # tracked
+        b = a[::2]          # tracked: a view of a tracked view
+        c = x.reshape(2, 3)[0]      # a view of a reshape: not tracked
+        d = x[i]            # an index that is a graph value: not tracked
+        b[0] = 1.0
+        return a.sum() + c.sum() + d
+    g = md.explain(f)(np.arange(6.0), np.array([1])).graphs[0]
+    tracked = sliced_views(g)
+    getitems = [n for n in g.nodes if n.op == "getitem"]
+    assert [id(n) in tracked for n in getitems] == [True, True, False, False]
+    assert tracked[id(getitems[1])][0] is getitems[0]
+    refused = alias_refusals(g, tracked)
+    assert id(getitems[2]) in refused and id(getitems[1]) not in refused      # c is read after the write

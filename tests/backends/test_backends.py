@@ -124,3 +124,20 @@ def test_errors_have_eagers_type(name):
 def test_numpy_backend_shows_its_source():
     fn = backends.get_backend("numpy")(layer_graph(np.float64), [])
     assert fn.__minidynamo_source__.startswith("def layer(x, w):\n    t0 = x @ w\n    t1 = np.tanh(t0)\n")
+
+
+def test_a_backend_taking_config_gets_the_functions_options():
+    import minidynamo as md
+    from minidynamo.backends import eager
+    seen = []
+
+    def backend(graph, example_inputs, config):
+        seen.append(config.unroll_limit)
+        return eager(graph, example_inputs)
+
+    def plain(graph, example_inputs):
+        seen.append("plain")
+        return eager(graph, example_inputs)
+    assert md.compile(lambda x: x + 1, backend=backend, options={"unroll_limit": 5})(np.ones(2))[0] == 2
+    assert md.compile(lambda x: x * 2, backend=plain, options={"unroll_limit": 5})(np.ones(2))[0] == 2
+    assert seen == [5, "plain"]

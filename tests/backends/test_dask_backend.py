@@ -202,3 +202,25 @@ def test_symbolic_sizes_are_checked_against_each_calls_own_shapes(local_schedule
             assert_close(a, b)
     assert mismatches == [] and md.stats(compiled).captures == 2     # slices that clip: one more entry
     assert all(plan.fully_lowered for plan in lowering_plans(compiled))
+
+
+def test_per_function_chunk_size_option_reaches_the_backend(local_scheduler):
+    """compile(..., options={"dask_chunk_bytes": ...}) chunks that function's inputs (registry.call_backend),
+    without changing the global config or other functions."""
+    import dask
+    seen = []
+
+    def spy(x):
+        return (x * 2).sum(axis=0)
+
+    class Count(dask.callbacks.Callback):
+        def _start(self, dsk):
+            seen.append(len(dsk))
+
+    x = np.ones((64, 64))
+    with Count():
+        np.testing.assert_array_equal(md.compile(spy, backend="dask")(x), np.full(64, 128.0))
+        small = md.compile(spy, backend="dask", options={"dask_chunk_bytes": 2048})
+        np.testing.assert_array_equal(small(x), np.full(64, 128.0))
+    assert seen[1] > seen[0], seen
+    assert md.config.current().dask_chunk_bytes == 0

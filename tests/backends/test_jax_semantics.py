@@ -153,6 +153,45 @@ def test_writes_and_views_match_numpy(fn):
     check(fn, np.arange(6.0).reshape(2, 3) if fn is views_out else np.arange(4.0), backend=Recorder())
 
 
+def augmented_slice(x):
+    x[1:3] += 1.0
+    return x * 1.0
+
+
+def stencil(u):
+    for _ in range(3):
+        u[1:-1] += 0.25 * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return u.sum()
+
+
+def nested_views(x):
+    v = x[1:5]
+    v[0] = 7.0
+    v += 2.0
+    w = v[1:]
+    w *= 3.0
+    x[0] = v.sum()
+    return v * 1.0, x.sum()
+
+
+def row_then_column(a):
+    row = a[1]
+    row[:] = row * 2.0
+    a[:, 0] = 5.0
+    return a.sum(axis=0), row.sum()
+
+
+@pytest.mark.parametrize("fn, arg", [(augmented_slice, np.arange(5.0)), (stencil, np.arange(8.0) ** 2),
+                                     (nested_views, np.arange(6.0)),
+                                     (row_then_column, np.arange(12.0).reshape(3, 4))])
+def test_writes_through_sliced_views_are_lowered_and_match_numpy(fn, arg):
+    """x[a:b] += v, writes into views and reads of views after writes: threaded as .at[].set updates of the
+    array owning the memory, written back into the input."""
+    rec = Recorder()
+    check(fn, arg, calls=[(arg * 3.0 - 1.0,)], backend=rec)
+    assert rec.fully_lowered and rec.fallbacks == 0
+
+
 def test_a_view_returned_to_the_caller_is_numpys_view():
     compiled = md.compile(views_out, backend="jax")
     x = np.arange(6.0).reshape(2, 3)

@@ -5,6 +5,10 @@ Imports nothing of JAX until the backend is used: `compile(fn, backend="jax")` c
 lowering (`table.py`: op -> rule or reason; `engine.py`: tracing and jit; `runner.py`: the call path).
 Ops the table does not lower, or lowers only for some arguments, run on NumPy: `lowering.lower_graph` cuts
 the graph into JAX and NumPy pieces, and `explain()` lists each op left on NumPy with the reason.
+Shapes: XLA compiles for concrete shapes, so each captured graph is one compilation per concrete input
+signature (cached, and shared by structurally equal graphs); a graph with symbolic sizes (dynamic shapes,
+issue 10) is specialized per concrete signature it is called with (`shapes.py`), never by deciding on a
+symbol.
 """
 
 from __future__ import annotations
@@ -22,12 +26,23 @@ def require_jax() -> None:
 
 
 def jax_backend(graph: Any, example_inputs: Sequence[Any]) -> Callable[..., tuple]:
-    """Backend "jax": lower what can be lowered faithfully, run the rest on NumPy."""
+    """Backend "jax": lower what can be lowered faithfully, run the rest on NumPy. A graph with symbolic
+    sizes is specialized per concrete input signature (shapes.py): one lowering and one XLA compilation
+    per signature, cached; the example inputs' signature is compiled now."""
     require_jax()
-    from ..lowering import lower_graph
+    from ..lowering import lower_graph, plan_lowering
     from .engine import compile_piece
+    from .shapes import is_symbolic, specializing
     from .table import TABLE
-    return lower_graph(graph, TABLE, compile_piece)
+
+    def build(g: Any) -> Callable[..., tuple]:
+        return lower_graph(g, TABLE, compile_piece)
+
+    def numpy_plan(g: Any, reason: str) -> Any:
+        return plan_lowering(g, TABLE, refused={id(n): reason for n in g.nodes if n.is_call})
+    if is_symbolic(graph):
+        return specializing(graph, example_inputs, build, numpy_plan)
+    return build(graph)
 
 
 jax_backend.__minidynamo_requires__ = require_jax   # type: ignore[attr-defined]  (run by get_backend)

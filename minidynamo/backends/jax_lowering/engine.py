@@ -34,7 +34,7 @@ from jax.extend.core import Literal
 from ...graph import codegen
 from ...graph.control import subgraphs
 from ...graph.ir import CONST, INPUT, ArraySpec, Graph, Node, PyScalarSpec, iter_nodes, map_nodes
-from ..aliasing import same_object_root, written_target
+from ..aliasing import same_object_root, sliced_views, written_target
 from ..lowering import NotLowerable
 from .finite import finite_sinks, poisoned
 from .runner import make_runner
@@ -51,9 +51,11 @@ class Trace:
 
     def __init__(self, graph: Graph, scalar_inputs: dict[int, int]) -> None:
         self.graph = graph
-        self.root = same_object_root(graph)     # writes never go through views here (aliasing.py)
+        self.root = same_object_root(graph)     # in-place results are their operand
+        self.views = sliced_views(graph)        # writes go through these functionally (aliasing.py)
+        self.owner = memory_owners(graph, self.root, self.views)
         self.env: dict[int, Any] = {}
-        self.current: dict[int, Any] = {}       # root id -> its newest value, once something wrote into it
+        self.current: dict[int, Any] = {}       # owner id -> its newest value, once something wrote into it
         self.checks: list[Any] = []
         self.scalar_inputs = scalar_inputs      # id(traced Python scalar) -> input position
         self.scalar_dtypes: dict[int, set] = {}  # input position -> dtypes that scalar is cast to
@@ -62,8 +64,23 @@ class Trace:
         return map_nodes(arg, self._node_value)
 
     def _node_value(self, node: Node) -> Any:
-        root = self.root[id(node)]
-        return self.current.get(id(root), self.env.get(id(node)))
+        node = self.root[id(node)]
+        owner = self.owner[id(node)]
+        if id(owner) not in self.current:
+            return self.env.get(id(node))
+        if node is owner:
+            return self.current[id(owner)]
+        parent, index = self.views[id(node)]      # a view of memory written since: slice its newest value
+        return self._node_value(parent)[index]
+
+    def write(self, target: Node, value: Any) -> None:
+        """`value` is the new content of `target`: update the array owning its memory."""
+        node = self.root[id(target)]
+        while id(node) in self.views:
+            parent, index = self.views[id(node)]
+            value = self._node_value(parent).at[index].set(value)
+            node = self.root[id(parent)]
+        self.current[id(node)] = value
 
     def check(self, ok: Any) -> None:
         self.checks.append(ok)
@@ -74,6 +91,15 @@ class Trace:
         if isinstance(value, (bool, int, float, np.generic)):
             return jnp.asarray(value, dtype=dtype)
         return value if value.dtype == dtype else value.astype(dtype)
+
+
+def memory_owners(graph: Graph, same: dict[int, Node], views: dict[int, tuple]) -> dict[int, Node]:
+    """node id -> the node owning its memory, following in-place results and `views` (sliced_views)."""
+    owner: dict[int, Node] = {}
+    for n in graph.nodes:
+        r = same[id(n)]
+        owner[id(n)] = owner[id(views[id(r)][0])] if id(r) in views else owner.get(id(r), r)
+    return owner
 
 
 def _key(graph: Graph) -> tuple:
@@ -131,7 +157,8 @@ class Piece:
         self.consts = [n for n in graph.nodes if n.op == CONST]
         self.calls = [n for n in graph.nodes if n.is_call]
         root = same_object_root(graph)
-        written = [root[id(t)] for t in (written_target(n) for n in self.calls) if t is not None]
+        owner = memory_owners(graph, root, sliced_views(graph))
+        written = [owner[id(t)] for t in (written_target(n) for n in self.calls) if t is not None]
         self.written_inputs = list({id(r): r for r in written if r.op == INPUT}.values())
         # one result per object: an in-place result and its operand are the same array
         self.outputs = list({id(root[id(o)]): root[id(o)] for o in iter_nodes(graph.outputs)
@@ -158,7 +185,7 @@ class Piece:
                 value = value - (a - a).astype(value.dtype)    # exact when arg is finite, nan where it is not
             target = written_target(node)
             if target is not None:
-                cx.current[id(cx.root[id(target)])] = value
+                cx.write(target, value)
                 value = None if node.op == "setitem" else value
             _check_spec(node, value)
             cx.env[id(node)] = value

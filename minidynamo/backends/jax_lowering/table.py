@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from ...graph.ir import ArraySpec, Node, iter_nodes
 from ...graph.ops import INPLACE_NAMES, REGISTRY
-from ..aliasing import alias_refusals
+from ..aliasing import alias_refusals, sliced_views
 from ..lowering import LoweringTable, OpRule, numpy_surface_not_lowered
 from . import control, indexing, ufuncs
 
@@ -322,4 +322,9 @@ def _const_params_2(node: Node) -> str | None:
     return _const_params(node, first=2)
 
 
-TABLE = LoweringTable("jax", _rules(), NOT_LOWERED, refuse_node=refuse_node, refuse_graph=alias_refusals)
+def refuse_graph(graph: Any) -> Any:
+    """Memory sharing the engine cannot reproduce; writes through sliced views it threads (engine.Trace)."""
+    return alias_refusals(graph, sliced_views(graph))
+
+
+TABLE = LoweringTable("jax", _rules(), NOT_LOWERED, refuse_node=refuse_node, refuse_graph=refuse_graph)

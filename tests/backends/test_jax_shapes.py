@@ -61,3 +61,15 @@ def test_a_size_no_input_gives_leaves_the_graph_to_numpy_and_says_why():
     symbolic = [p for p in rec.plans if "//" in str(p.graph)]     # the capture kept (s0//2) symbolic
     assert len(symbolic) == 1 and not symbolic[0].fully_lowered
     assert "no input dimension gives" in symbolic[0].summary()
+
+
+def test_a_size_read_as_a_python_int_is_a_constant_of_each_specialization():
+    def scale_rows(x):
+        n = x.shape[0]          # sym_size(x, 0): a Python int in the graph
+        return x * n + x.sum()
+    compiled, rec = compiled_dynamic(scale_rows)
+    for rows in (3, 5, 9):
+        x = np.linspace(0, 1, rows * 2).reshape(rows, 2)
+        assert_close(compiled(x), scale_rows(x))
+    assert "sym_size" in [n.op for n in rec.plans[0].graph.nodes]
+    assert rec.fully_lowered and rec.fallbacks == 0

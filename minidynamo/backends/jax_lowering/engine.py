@@ -37,6 +37,7 @@ from ...graph.ir import CONST, INPUT, ArraySpec, Graph, Node, PyScalarSpec, iter
 from ..aliasing import same_object_root, sliced_views, written_target
 from ..lowering import NotLowerable
 from .finite import finite_sinks, poisoned
+from .pynumbers import check_cast
 from .runner import make_runner
 from .table import TABLE
 
@@ -59,6 +60,7 @@ class Trace:
         self.checks: list[Any] = []
         self.scalar_inputs = scalar_inputs      # id(traced Python scalar) -> input position
         self.scalar_dtypes: dict[int, set] = {}  # input position -> dtypes that scalar is cast to
+        self.py_values: set[int] = set()        # ids of traced values that are computed Python numbers
 
     def val(self, arg: Any) -> Any:
         return map_nodes(arg, self._node_value)
@@ -88,6 +90,8 @@ class Trace:
     def as_dtype(self, value: Any, dtype: np.dtype) -> Any:
         if id(value) in self.scalar_inputs:
             self.scalar_dtypes.setdefault(self.scalar_inputs[id(value)], set()).add(np.dtype(dtype))
+        elif id(value) in self.py_values:
+            check_cast(self, value, dtype)
         if isinstance(value, (bool, int, float, np.generic)):
             return jnp.asarray(value, dtype=dtype)
         return value if value.dtype == dtype else value.astype(dtype)

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 import jax.numpy as jnp
 
-from ...graph.ir import ArraySpec, Node, iter_nodes
+from ...graph.ir import ArraySpec, Node, PyScalarSpec, iter_nodes
 from ...graph.ops import INPLACE_NAMES, REGISTRY
+from ...graph.symbolic import Sym
 from ..aliasing import alias_refusals, sliced_views
 from ..lowering import LoweringTable, OpRule, numpy_surface_not_lowered
 from . import control, indexing, ufuncs
@@ -45,13 +46,20 @@ def _spec_dtypes(spec: Any):
 def refuse_node(node: Node) -> str | None:
     """Engine-wide: dtypes XLA computes differently (float16 keeps float32 intermediates inside a fusion;
     NumPy rounds after every op), complex, and Python-number results (exact in Python)."""
-    if node.spec is not None and not isinstance(node.spec, (ArraySpec, tuple)):
+    if node.spec is not None and not isinstance(node.spec, (ArraySpec, tuple)) and not (
+            isinstance(node.spec, PyScalarSpec) and (_is_ufunc_op(node.op) or node.op == "sym_size")):
         return "Python number arithmetic stays in Python (arbitrary precision)"
     for value in [node] + list(node.inputs()):
         for dt in _spec_dtypes(value.spec):
             if dt not in _DTYPES:
                 return f"dtype {dt} is not lowered (bool, integers, float32 and float64 are)"
     return None
+
+
+def _is_ufunc_op(op: str) -> bool:
+    """A ufunc or an operator applying one (their rule lowers Python-number arithmetic, pynumbers.py)."""
+    name = ufuncs.INPLACE_UFUNC.get(op, op)
+    return name in REGISTRY and isinstance(REGISTRY[name].impl, np.ufunc)
 
 
 def _only(*allowed: str, max_args: int = 9):
@@ -304,11 +312,27 @@ def _rules() -> dict[str, OpRule]:
     rules["astype"] = OpRule(_lower_astype, _refuse_astype)
     rules["where"] = OpRule(_lower_where, lambda n: None if len(n.args) == 3 and not n.kwargs else
                             "np.where with one argument has a data-dependent shape")
+    rules["sym_size"] = OpRule(_lower_sym_size, _refuse_sym_size)
     rules["getitem"] = OpRule(indexing.lower_getitem, indexing.refuse_getitem)
     rules["setitem"] = OpRule(indexing.lower_setitem, indexing.refuse_setitem)
     rules["cond"] = OpRule(control.lower_cond, control.refuse_control)
     rules["while_loop"] = OpRule(control.lower_while, control.refuse_control)
     return rules
+
+
+def _lower_sym_size(cx: Any, node: Node) -> Any:
+    """x.shape[dim] of a graph specialized to concrete shapes (shapes.py): a constant Python int."""
+    value = jnp.asarray(int(node.args[0].spec.shape[node.args[1]]), np.int64)
+    cx.py_values.add(id(value))
+    return value
+
+
+def _refuse_sym_size(node: Node) -> str | None:
+    base, dim = node.args[0], node.args[1] if len(node.args) > 1 else None
+    if not (isinstance(base, Node) and isinstance(base.spec, ArraySpec) and type(dim) is int
+            and not isinstance(base.spec.shape[dim], Sym)):
+        return "a size that is symbolic here (the backend specializes graphs to concrete shapes first)"
+    return None
 
 
 def _literal_shape(node: Node) -> str | None:

@@ -18,6 +18,7 @@ from jax import lax
 
 from ...graph.ir import ArraySpec, Node, PyScalarSpec
 from ...graph.ops import INPLACE_NAMES, REGISTRY, BINARY_OPERATORS
+from .pynumbers import lower_python_number, refuse_python_number
 
 # ufunc names lowered to the jnp function of the same name (after the casts above).
 SAME_NAME = ("absolute add arccos arccosh arcsin arcsinh arctan arctan2 arctanh bitwise_and bitwise_count "
@@ -58,6 +59,8 @@ def loop_dtypes(ufunc: np.ufunc, operands: tuple) -> tuple[np.dtype, ...]:
 def refuse_ufunc(node: Node) -> str | None:
     """Why this ufunc call stays on NumPy, or None."""
     ufunc = ufunc_of(node)
+    if isinstance(node.spec, PyScalarSpec):
+        return refuse_python_number(node, ufunc.__name__)
     if node.kwargs:
         return f"keyword arguments {sorted(node.kwargs)} are not lowered"
     if len(node.args) != ufunc.nin:
@@ -85,6 +88,8 @@ def lower_ufunc(cx: Any, node: Node) -> Any:
     """`node` (a ufunc or its operator, in place or not) computed with jnp in NumPy's loop dtypes."""
     ufunc = ufunc_of(node)
     name = ufunc.__name__
+    if isinstance(node.spec, PyScalarSpec):
+        return lower_python_number(cx, node, name)
     dts = loop_dtypes(ufunc, node.args)
     ins = [cx.as_dtype(cx.val(a), dt) for a, dt in zip(node.args, dts)]
     _data_checks(cx, name, ins, dts)

@@ -164,3 +164,17 @@ def test_an_arm_with_an_op_not_lowered_stays_on_numpy_and_explain_says_why():
     assert "cond" in reasons and "inv" in reasons["cond"] and "not lowered" in reasons["cond"]
     text = str(md.explain(md.compile(inverse_or_not, backend="jax"))(np.eye(2)))
     assert "inv" in text
+
+
+def test_an_arm_returning_another_operand_which_is_written_later():
+    def swap_then_write(x, y):
+        if x.sum() > 0:
+            z = x * 2
+        else:
+            z = y
+        y[0] = 100
+        return z.sum()
+    rec = Recorder()
+    check(swap_then_write, np.arange(3), np.arange(3), calls=[(-np.arange(3), np.arange(3))], backend=rec)
+    assert "cond(%1, x, y)" in str(rec.plans[0].graph)
+    assert rec.fallbacks == 1          # z is y itself in the second call: its sum sees the write

@@ -66,15 +66,29 @@ def _observable(graph: Graph, node: Node) -> set[int]:
     outputs = {id(o) for o in iter_nodes(graph.outputs)}
     written = {id(root[id(t)]) for n in graph.nodes if n.is_call and n.index > node.index
                for t in [written_target(n)] if t is not None}
-    operands = node.args[1:] if node.op == "cond" else node.args
     seen: set[int] = set()
     for p in graph.nodes:
         if p.is_call and p.op == "getitem" and p.args[0] is node and isinstance(p.args[1], int):
             family = {id(n) for n in graph.nodes if root[id(n)] is p}
-            operand = operands[p.args[1]]
-            if family & outputs or id(p) in written or id(root[id(operand)]) in written:
+            candidates = _operands_it_may_be(node, p.args[1])
+            if family & outputs or id(p) in written or any(id(root[id(c)]) in written for c in candidates):
                 seen.add(p.args[1])
     return seen
+
+
+def _operands_it_may_be(node: Node, i: int) -> list[Node]:
+    """The operands a control node's result i may be: a cond's, through an arm returning (a view of) its
+    input; a loop's own carried value i (when it runs zero times)."""
+    if node.op != "cond":
+        return [a for a in node.args[i:i + 1] if isinstance(a, Node)]
+    found = []
+    for _, graph in node.target.subgraphs:
+        root = alias_root(graph)
+        out = graph.outputs[i] if i < len(graph.outputs) else None
+        if isinstance(out, Node) and root[id(out)].op == INPUT:
+            j = next(k for k, n in enumerate(graph.inputs) if n is root[id(out)])
+            found.append(node.args[1 + j])
+    return [a for a in found if isinstance(a, Node)]
 
 
 def _truth(value: Any) -> Any:

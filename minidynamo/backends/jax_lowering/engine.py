@@ -1,8 +1,8 @@
 """Compile one fully-lowerable Graph to a jax.jit function and wrap it so a call behaves as NumPy's.
 
-Imports jax. `compile_piece(graph)` traces the graph once (per concrete input signature: guards fix shapes
-and dtypes, so each captured graph is one XLA compilation, shared by structurally equal graphs) and returns
-`run(*inputs)`, which
+Imports jax. `compile_piece(graph)` traces the graph once (its specs are concrete: guards fix shapes and
+dtypes, and a graph with symbolic sizes reaches here once per concrete signature, see shapes.py; so each
+graph is one XLA compilation, shared by structurally equal graphs) and returns `run(*inputs)`, which
 
 1. runs the graph on NumPy (`codegen.compile_graph`, NumPy's exact semantics) instead when a host-side check
    fails: underflow not ignored by np.seterr, an input the graph writes that is read-only or shares memory

@@ -204,7 +204,7 @@ def targets(results: dict, over: Spread) -> str:
         name = next(k for k in results if k.startswith(key))
         v = results[name]["vs_eager"].median
         rows.append([f"at least 3x NumPy eager on {key}", f"{v:.2f}x", "pass" if v >= 3 else "FAIL"])
-    rows.append(["tiny function: at most 2 µs above hand-written jax.jit", f"+{over.median:.2f} µs",
+    rows.append(["tiny function: at most 2 µs above hand-written jax.jit", f"{over.median:+.2f} µs",
                  "pass" if over.median <= 2 else "FAIL"])
     return table(["target (issue 12)", "measured", "result"], rows)
 

@@ -18,6 +18,7 @@ import itertools
 import math
 import re
 import types
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
@@ -42,12 +43,14 @@ class GuardKind(enum.StrEnum):
     IS_NONE = "IS_NONE"  # expr is None
     NOT_NONE = "NOT_NONE"  # expr is not None
     HOLDS = "HOLDS"  # expr, a relation between sizes (`x.shape[0] == y.shape[0]`), is true
+    NOT_WARNINGS_LOG = "NOT_WARNINGS_LOG"  # expr is not the list catch_warnings(record=True) records into
 
 
 TYPE, ID, EQUALS, SHAPE, DTYPE, LEN = GuardKind.TYPE, GuardKind.ID, GuardKind.EQUALS, GuardKind.SHAPE, \
     GuardKind.DTYPE, GuardKind.LEN
 DICT_KEYS, HASATTR, NOT_HASATTR = GuardKind.DICT_KEYS, GuardKind.HASATTR, GuardKind.NOT_HASATTR
 IS_NONE, NOT_NONE, HOLDS = GuardKind.IS_NONE, GuardKind.NOT_NONE, GuardKind.HOLDS
+NOT_WARNINGS_LOG = GuardKind.NOT_WARNINGS_LOG
 
 # Guards that decide whether reading the expr any further makes sense. They come first among an
 # expr's guards, and when one fails, `failures` reports nothing more about that expr or below it.
@@ -106,7 +109,17 @@ class Guard:
             IS_NONE: lambda: f"{e} is None",
             NOT_NONE: lambda: f"{e} is not None",
             HOLDS: lambda: e,
+            NOT_WARNINGS_LOG: lambda: f"{e} is not the list warnings are being recorded into",
         }[self.kind]()
+
+
+def warnings_log() -> list | None:
+    """The list `warnings.catch_warnings(record=True)` currently appends to, or None. A graph op that warns
+    (NumPy's overflow RuntimeWarning) appends to it while the graph runs, so capture never reads it as a
+    value that stays put (CPython 3.11-3.13 record through `warnings._showwarnmsg_impl = log.append`)."""
+    impl = getattr(warnings, "_showwarnmsg_impl", None)
+    log = getattr(impl, "__self__", None)
+    return log if type(log) is list and getattr(impl, "__name__", "") == "append" else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,6 +379,8 @@ def _code(g: Guard, names: _Namer, shapes: dict[str, str], reads: Reads) -> str:
         return f"not {names.helper(hasattr)}({e}, {v!r})"
     if g.kind is IS_NONE:
         return f"{e} is None"
+    if g.kind is NOT_WARNINGS_LOG:
+        return f"{e} is not {names.helper(warnings_log)}()"
     assert g.kind is NOT_NONE, g.kind
     return f"{e} is not None"
 
@@ -472,6 +487,8 @@ def _explain(g: Guard, name: str, value: Any) -> str | None:
         return None if has == (kind is HASATTR) else f"hasattr({name}, {v!r}): expected {not has}, got {has}"
     if kind is HOLDS:
         return None if value else f"{name}: does not hold"
+    if kind is NOT_WARNINGS_LOG:
+        return None if value is not warnings_log() else f"{name}: is the list warnings are being recorded into"
     if kind is IS_NONE:
         return None if value is None else f"{name}: expected None, got {_short_repr(value)}"
     return None if value is not None else f"{name}: expected not None, got None"

@@ -109,13 +109,18 @@ class _Children:
         return [(s, e) for s, e in self.ins.loops if s <= index <= e]
 
 
+_EXHAUSTED = object()
+
+
 def drive_for(res: Any, header: int, body: Callable[[tuple, int], Any], exit_: Callable[[tuple, int], Any]) -> Any:
     """Run the rest of the for-loop at `header`: FOR_ITER in plain Python, one captured body call per
     iteration. A state for another loop (an enclosing one) or a final result is passed on to the caller."""
     while type(res) is LoopState and res.header == header:
-        try:
-            item = next(res.stack[-1])
-        except StopIteration:
+        # Not `except StopIteration:` around the exit: the code after the loop would run inside that
+        # handler, its exceptions chained to the StopIteration and the handler's traceback keeping this
+        # frame's locals referenced (eager FOR_ITER leaves no trace of the exhausted iterator).
+        item = next(res.stack[-1], _EXHAUSTED)
+        if item is _EXHAUSTED:
             return exit_(res.names, len(res.stack) - 1)(*res.values, *res.stack[:-1])
         res = body(res.names, len(res.stack))(*res.values, *res.stack, item)
     return res

@@ -451,3 +451,31 @@ def test_a_path_read_by_several_guards_is_read_once_and_the_local_dropped():
 def test_a_path_read_once_or_a_plain_name_is_not_bound():
     gs = GuardSet([*array_guards("x", np.zeros(2)), Guard("p", TYPE, _Holder), Guard("p.k", EQUALS, 3)])
     assert ":=" not in gs.expression() and gs.bound_locals() == []
+
+
+def test_a_list_warnings_are_recorded_into_is_never_read_ahead_of_the_graph():
+    # A graph op that warns appends to the catch_warnings(record=True) list while the graph runs, so
+    # `len(w)` read as a graph input (before the graph) would miss it: the log stays opaque, and every
+    # other list is guarded not to be it (NumPy's TestUfunc.test_sum counts warnings this way).
+    import warnings
+
+    import minidynamo as md
+
+    def counts(w, x):
+        n0 = len(w)
+        s = np.sum(x)               # float16 overflow: a RuntimeWarning from the graph
+        return n0, len(w), s
+
+    compiled = md.compile(counts)
+    x = np.arange(1, 1236, dtype=np.float16)
+    for fn in (counts, compiled, compiled):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always", RuntimeWarning)
+            n0, n1, _ = fn(w, x)
+        assert (n0, n1) == (0, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert compiled([], x)[:2] == (0, 0)     # an ordinary list: captured, guarded not to be the log
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always", RuntimeWarning)
+        assert compiled(w, x)[:2] == (0, 1)      # the guard fails for the log: not the ordinary-list entry

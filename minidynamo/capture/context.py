@@ -19,7 +19,7 @@ from ..graph import ops
 from ..backends import dask_lowering
 from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, RngSpec, iter_nodes, map_nodes
 from ..graph.errstate import ERRSTATE
-from ..graph.meta import MetaError
+from ..graph.meta import DataDependentShape, MetaError
 from ..graph.symbolic import ShapeEnv
 from .dynamic_shapes import STATIC, ShapePolicy, specialize, symbolic_spec
 from .known_values import KnownValues
@@ -271,6 +271,11 @@ class CaptureContext:
         if type(value) is tuple:
             self.guard(length)
             return TupleVar([self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)], source)
+        # The list catch_warnings(record=True) records into changes whenever a graph op warns: it is
+        # passed through untouched (any use of it is a break), and every other list is guarded not to be it.
+        if value is G.warnings_log():
+            return OpaqueVar(value, source)
+        self.guard([G.Guard(expr, G.GuardKind.NOT_WARNINGS_LOG, None, desc)])
         # A list's length is guarded only once capture reads it (len, items, indexing, iteration): a list
         # that is only appended to (a per-step cache) keeps one capture however long it grows.
         return self._dedupe_mutable(value, source, lambda: LazyListVar(self, value, source,
@@ -351,9 +356,10 @@ class CaptureContext:
                 "dask computes it later, outside `with np.errstate(...)`" if self.errstate else None)
             if why is not None:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} on a dask array: {why}")
-        if not opdef.symbolic:
+        if not opdef.symbolic or not (opdef.symbolic_ints or opdef.weak_int_operands):
             # A rule that knows no symbols gets concrete values: symbolic sizes and unspecialized ints
             # are specialized here, each with its guard (an int may become a size, an index, an axis).
+            # So does a symbolic rule whose ints are not all weak operands (`x.sum(axis=k)`, `np.stack(xs, k)`).
             for var in _scalar_vars(list(args) + list(kwargs.values())):
                 if type(var.value) is int:
                     var.as_constant()
@@ -370,6 +376,8 @@ class CaptureContext:
             s_args, s_kwargs = specialize(self.shape_env, s_args), specialize(self.shape_env, s_kwargs)
         try:
             spec = opdef.meta(*s_args, **s_kwargs)
+        except DataDependentShape as e:
+            raise unsupported(BreakCategory.DATA_DEPENDENT, f"{opdef.name}: {e}") from None
         except MetaError as e:
             raise unsupported(BreakCategory.EXCEPTION, f"{opdef.name}: {e}") from None
         except (TypeError, ValueError, NotImplementedError) as e:
@@ -472,6 +480,9 @@ class LazyListVar(ListVar):
             return n
         from .variables.operators import scalar_op
         return scalar_op(frame, "+", [n, ConstVar(len(self._appended))])
+
+    def length_before(self) -> int | None:
+        return len(self._real)
 
     def appended_only(self) -> list[Var] | None:
         """The items appended, when the capture never read the list's old items or length (else None)."""

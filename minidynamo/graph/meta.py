@@ -25,6 +25,11 @@ class MetaError(ValueError):
     """The op would fail in NumPy for these argument specs."""
 
 
+class DataDependentShape(MetaError):
+    """The result's shape depends on array values (a boolean mask's count, nonzero): not a NumPy error, a
+    graph break of the data-dependent kind."""
+
+
 class _NoValue:
     """Stands for 'argument not given' where None is a meaningful value (np.clip's bounds, initial=)."""
 
@@ -255,7 +260,13 @@ def binary_operator_meta(fn: Callable, uf: np.ufunc) -> Callable[..., ArraySpec]
         _check_operand(uf.__name__, a)
         _check_operand(uf.__name__, b)
         shape = broadcast(*(v.shape for v in (a, b) if is_spec(v)))
-        return spec_like(shape, result_dtype(uf.__name__, fn, probe(a), probe(b)), True)
+        result = run_probe(uf.__name__, fn, probe(a), probe(b))
+        if type(result) in (bool, int, float, complex):
+            # Python's own operator took the NumPy scalar: `1j ** np.float64(x)` is complex.__pow__ on a
+            # float subclass, a Python complex (computed by Python, not by NumPy's power).
+            raise NotImplementedError(f"{fn.__name__} of {type(probe(a)).__name__} and {type(probe(b)).__name__} "
+                                      f"is Python's {type(result).__name__} operator")
+        return spec_like(shape, np.asarray(result).dtype, True)
 
     rule.__name__ = f"{fn.__name__}_meta"
     return rule

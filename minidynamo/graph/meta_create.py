@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import NOVALUE, MetaError, as_spec, broadcast, is_spec, probe, reject_keywords, result_dtype
+from .meta import NOVALUE, DataDependentShape, MetaError, as_spec, broadcast, is_spec, probe, reject_keywords, result_dtype
 from .meta_shape import int_tuple
 from .symbolic import Sym
 
@@ -207,7 +207,7 @@ def astype_meta(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", s
 def where_meta(condition: Any, x: Any = NOVALUE, y: Any = NOVALUE) -> ArraySpec:
     """Three-argument np.where; the one-argument form is np.nonzero, a data-dependent shape."""
     if x is NOVALUE and y is NOVALUE:
-        raise MetaError("where: data-dependent shape (one-argument np.where is np.nonzero)")
+        raise DataDependentShape("where: data-dependent shape (one-argument np.where is np.nonzero)")
     if x is NOVALUE or y is NOVALUE:
         raise MetaError("where: either both or neither of x and y should be given")
     shape = broadcast(*(v.shape for v in (condition, x, y) if is_spec(v)))

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import PYTHON_SCALARS, MetaError, broadcast, is_spec, probe, run_probe
+from .meta import PYTHON_SCALARS, DataDependentShape, MetaError, broadcast, is_spec, probe, run_probe
 from .symbolic import Sym, has_symbols
 
 
@@ -74,6 +74,8 @@ def _classify(item: Any) -> list[_Item]:
         return [_Item("int", operator.index(item))]
     if isinstance(item, (list, tuple)):
         return _literal_array(item)
+    if isinstance(item, range):         # NumPy converts it like a list of its ints
+        return _literal_array(list(item))
     raise MetaError("IndexError: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                     f"integer or boolean arrays are valid indices (got {type(item).__name__})")
 
@@ -135,7 +137,7 @@ def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> l
     elif 0 in mshape:
         count = 0                   # an empty mask selects nothing, whatever the data
     elif mask_count is None:
-        raise MetaError("getitem: data-dependent shape (boolean mask index)")
+        raise DataDependentShape("getitem: data-dependent shape (boolean mask index)")
     else:
         count = mask_count
     return [(count,)] * max(len(mshape), 1)
@@ -207,7 +209,7 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
             check()
     _check_index_array_count(expanded, len(advanced) - sum(it.kind == "int" for it, _ in expanded))
     if mask_count is not None and has_bool_mask(index) and len({pos for pos, _ in advanced}) > 1:
-        raise MetaError("setitem: data-dependent shape (a boolean mask combined with other index arrays)")
+        raise DataDependentShape("setitem: data-dependent shape (a boolean mask combined with other index arrays)")
     positions = sorted({p for p, _ in advanced})
     adjacent = positions == list(range(positions[0], positions[-1] + 1))
     before = [d for p, dims in basic if p < positions[0] for d in dims]
@@ -226,6 +228,16 @@ def _check_index_array_count(expanded: list[tuple[_Item, int]], n_arrays: int) -
     if n_arrays > _MAX_INDEX_ARRAYS and not any(it.kind == "slice" for it, _ in expanded):
         raise MetaError(f"IndexError: when no subspace is given, the number of index arrays cannot be above "
                         f"{_MAX_INDEX_ARRAYS}, but {n_arrays} index arrays found")
+
+
+def _mask_ndim(item: Any) -> int | None:
+    """The number of dimensions of a boolean mask index (an array or a literal list of bools), else None."""
+    if is_spec(item):
+        return item.ndim if item.dtype == np.bool_ else None
+    if isinstance(item, list) and not any(is_spec(v) for v in item):
+        arr = np.asarray(item)
+        return arr.ndim if arr.dtype == np.bool_ else None
+    return None
 
 
 def getitem_meta(x: Any, index: Any) -> ArraySpec:
@@ -250,9 +262,9 @@ def setitem_meta(x: Any, index: Any, value: Any) -> None:
     else:
         raise MetaError(f"setitem: unsupported value of type {type(value).__name__}")
     items = index if isinstance(index, tuple) else (index,)
-    if len(items) == 1 and is_spec(items[0]) and items[0].dtype == np.bool_ and items[0].ndim == x.ndim \
-            and len(vshape) > 1:
-        raise MetaError("setitem: NumPy boolean array indexing assignment requires a 0 or 1-dimensional input")
+    if len(items) == 1 and _mask_ndim(items[0]) == x.ndim and len(vshape) > 1:
+        raise MetaError("TypeError: NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, "
+                        f"input has {len(vshape)} dimensions")
     # One element is set through the value's scalar conversion; only bool() accepts a one-element array.
     if single and tuple(vshape) != () and not (x.dtype == np.bool_ and int(np.prod(vshape)) == 1):
         raise MetaError("setitem: setting an array element with a sequence.")

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import MetaError, as_spec, broadcast, is_spec, run_probe
+from .meta import DataDependentShape, MetaError, as_spec, broadcast, is_spec, run_probe
 
 # name -> names of the array-valued parameters (before `size`), in NumPy's order
 DRAWS: dict[str, tuple[str, ...]] = {
@@ -136,7 +136,7 @@ def choice_meta(a: Any, size: Any = None, replace: bool = True, p: Any = None) -
 def permutation_meta(x: Any) -> ArraySpec:
     if is_spec(x):
         if x.ndim == 0:     # a 0-d integer means arange(x): its length is the value
-            raise MetaError("random.permutation: unsupported: a 0-d x has a data-dependent length")
+            raise DataDependentShape("random.permutation: a 0-d x has a data-dependent length")
         return ArraySpec(x.shape, x.dtype)
     n = operator.index(x)
     res = run_probe("random.permutation", _private().permutation, min(n, 1) if n >= 0 else n)

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import MetaError, as_spec, is_spec, normalize_axes, reject_keywords, run_probe, spec_like
+from .meta import DataDependentShape, MetaError, as_spec, is_spec, normalize_axes, reject_keywords, run_probe, spec_like
 
 
 def unit_probe(value: Any) -> Any:
@@ -137,7 +137,7 @@ def histogram_meta(a: Any, bins: Any = 10, range: Any = None, density: Any = Non
     len - 1 and len; a string rule ('auto') picks the count from the data, so it is refused."""
     x = as_spec(a)
     if isinstance(bins, str):
-        raise MetaError("histogram: unsupported: a bin rule picks the bin count from the data (data-dependent)")
+        raise DataDependentShape("histogram: a bin rule picks the bin count from the data (data-dependent)")
     if weights is not None and as_spec(weights).shape != x.shape:
         raise MetaError("histogram: weights should have the same shape as a.")
     if is_spec(bins) or isinstance(bins, (list, tuple)):

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import NOVALUE, PYTHON_SCALARS, MetaError, as_spec, broadcast, is_spec, normalize_axes, \
+from .meta import NOVALUE, PYTHON_SCALARS, DataDependentShape, MetaError, as_spec, broadcast, is_spec, normalize_axes, \
     normalize_axis, probe, reject_keywords, run_probe, spec_like
 from .meta_index import has_bool_mask, index_shape
 from .meta_stats import unit_probe
@@ -127,7 +127,7 @@ def at_meta(uf: np.ufunc) -> Callable[..., None]:
             raise MetaError(f"{name}: second operand needed for ufunc" if uf.nin == 2
                             else f"{name}: second operand provided when ufunc is unary")
         if has_bool_mask(indices):
-            raise MetaError(f"{name}: unsupported: a boolean mask index (data-dependent count)")
+            raise DataDependentShape(f"{name}: a boolean mask index (data-dependent count)")
         target, _ = index_shape(a, indices)
         if b is not NOVALUE:
             _operand(name, b)

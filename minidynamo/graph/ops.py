@@ -76,11 +76,19 @@ class OpDef:
         capture-time value (a weak scalar operand, whose value never changes a shape)."""
         return self.name in SYMBOLIC_INT_OPS
 
+    @property
+    def weak_int_operands(self) -> bool:
+        """Whether every int argument is an elementwise operand (`x + n`, `np.clip(x, 0, n)`): its value
+        never changes the result's shape or dtype, so the rule may see it unguarded. Any other op's ints
+        (an axis, a shape) are specialized with guards unless the rule takes symbolic ints."""
+        return self.name in WEAK_INT_OPS
+
 
 # Ops whose meta rules propagate symbols exactly; add a name only with differential tests on several sizes.
 # SYMBOLIC_INT_OPS take symbolic ints too (sizes, bounds); the others get an int's capture-time value.
 SYMBOLIC_OPS: set[str] = set()
 SYMBOLIC_INT_OPS: set[str] = set()
+WEAK_INT_OPS: set[str] = set()
 REGISTRY: dict[str, OpDef] = {}
 BY_FUNCTION: dict[int, OpDef] = {}      # id(np.tanh) -> OpDef, for resolving `np.<name>(...)` calls
 METHODS: dict[str, OpDef] = {}          # "sum" -> OpDef, for resolving `x.sum(...)` on arrays
@@ -396,6 +404,7 @@ INPLACE_NAMES = frozenset(fn.__name__ for fn in _INPLACE.values())
 
 # Elementwise ufuncs and the operators over them: broadcasting is symbolic (meta.broadcast).
 SYMBOLIC_OPS.update(n for n, op in REGISTRY.items() if isinstance(op.impl, np.ufunc) and op.impl.signature is None)
+WEAK_INT_OPS.update(SYMBOLIC_OPS, {"clip", "where"})
 # Rules that only compare, sum and rearrange sizes (every comparison of a symbol is guarded) and those
 # written out for symbolic ints (reshape with -1, arange, creation from a shape, indexing and slicing).
 SYMBOLIC_OPS.update({
@@ -412,4 +421,6 @@ SYMBOLIC_OPS.update({
 SYMBOLIC_INT_OPS.update({"getitem", "setitem", "reshape", "arange", "zeros", "ones", "empty", "full", "broadcast_to"})
 SYMBOLIC_OPS.update(SYMBOLIC_INT_OPS)
 SYMBOLIC_OPS.update(op.name for op in [*BINARY_OPERATORS.values(), *UNARY_OPERATORS.values()]
+                    if op.name not in ("matmul", "imatmul"))
+WEAK_INT_OPS.update(op.name for op in [*BINARY_OPERATORS.values(), *UNARY_OPERATORS.values()]
                     if op.name not in ("matmul", "imatmul"))

@@ -40,24 +40,36 @@ class BreakEmitter(Emitter):
 
     def callee(self, var: Var) -> str:
         """The callable of the breaking call, looked up where eager Python looks it up: in the call's own
-        line, after the write-backs (a method lookup that raises must not undo earlier writes)."""
+        line, after the write-backs (a method lookup that raises must not undo earlier writes). A user
+        function is called through its compiled wrapper; as a value (stored, compared, passed on) it stays
+        the user's own object (see build)."""
+        compiled = self._compiled_callee(var)
+        if compiled is not None:
+            return compiled
         if isinstance(var, (MethodVar, ArrayMethodVar)) and id(var) not in self._memo:
             return self.build(var)
         return self.value(var)
 
-    def build(self, var: Var) -> str:
+    def _compiled_callee(self, var: Var) -> str | None:
         if isinstance(var, UserFunctionVar) and var.bound_self is None:
             return self.constant(self.compiled_callee(var.fn))
-        if isinstance(var, BoundMethodVar):
-            self.ctx.namespace.setdefault("___bind", types.MethodType)
-            return f"___bind({self.constant(self.compiled_callee(var.fn))}, {self.value(var.self_var)})"
+        if isinstance(var, UserFunctionVar):
+            fn, self_var = var.fn, var.bound_self
+        elif isinstance(var, BoundMethodVar):
+            fn, self_var = var.fn, var.self_var
+        elif isinstance(var, MethodVar) and id(var) not in self._memo:
+            fn, self_var = _class_function(var.obj, var.name), var.obj
+            if fn is None:
+                return None
+        else:
+            return None
+        self.ctx.namespace.setdefault("___bind", types.MethodType)
+        return f"___bind({self.constant(self.compiled_callee(fn))}, {self.value(self_var)})"
+
+    def build(self, var: Var) -> str:
         if isinstance(var, ArrayMethodVar):
             return f"{self.value(var.array)}.{var.name}"
         if isinstance(var, MethodVar):
-            fn = _class_function(var.obj, var.name)
-            if fn is not None:        # a user method: called through its compiled wrapper, bound to obj
-                self.ctx.namespace.setdefault("___bind", types.MethodType)
-                return f"___bind({self.constant(self.compiled_callee(fn))}, {self.value(var.obj)})"
             return f"{self.value(var.obj)}.{var.name}"      # looked up on the real object, as Python does
         return super().build(var)
 

@@ -355,3 +355,29 @@ def test_a_squared_loop_counter_stops_being_a_symbol():
 
     compiled = md.compile(f, dynamic=True)
     check(f, np.ones(14), 2, calls=[(np.ones(14), 3), (np.ones(14), 2), (np.ones(9), 5)], compiled=compiled)
+
+
+def test_an_unspecialized_int_used_as_an_axis_is_guarded():
+    # The loop body is a resume function called with a new `ax` each iteration: the int becomes an
+    # unspecialized graph input, but as an axis it decides the result's shape, so the capture must
+    # specialize it (NumPy's test_stack got the shape of the first axis for every later one).
+    def f(x):
+        out = []
+        for ax, _ in zip([0, 1, 0, 1, -1, 2], "abcdef"):
+            print(ax)
+            for r in (x.sum(axis=ax), np.stack([x, x], ax), np.expand_dims(x, ax),
+                      np.concatenate([x, x], ax), np.cumsum(x, ax), np.moveaxis(x, ax, 0)):
+                out.append((r, r.shape))        # the shape read from the capture's spec
+        return out
+    check(f, np.arange(24.0).reshape(2, 3, 4))
+
+
+def test_an_unspecialized_int_operand_stays_unguarded():
+    def f(x):
+        out = []
+        for n, _ in zip([1, 2, 3, 4], "abcd"):
+            print(n)
+            out.append((x + n, np.clip(x, 0, n), np.where(x > 1, x, n)))
+        return out
+    res = check(f, np.arange(6.0))
+    assert res.counter.frame_count <= 4

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from minidynamo.graph import ops
-from minidynamo.graph.ir import RngSpec
-from minidynamo.graph.meta import MetaError
+from minidynamo.graph.ir import ArraySpec, RngSpec
+from minidynamo.graph.meta import DataDependentShape, MetaError
 
 from . import test_meta_cases as cases
 from .test_meta_cases import CASES, A, OPERATOR_CASES, UNARY_CASES, reals, specs
@@ -69,7 +69,7 @@ def run_case(opdef: ops.OpDef, args: tuple, kwargs: dict, label: str) -> None:
             if label in ("getitem", "setitem") and ops.is_data_dependent_index(specs(args[1])):
                 assert label == "setitem" or "data-dependent" in str(e)
                 return
-            if "unsupported" in str(e):
+            if "unsupported" in str(e) or isinstance(e, DataDependentShape):
                 return              # a documented refusal (out=, where= of reductions, other pad modes)
             pytest.fail(f"{where}: meta raised {e} but NumPy returned {type(real).__name__}")
         return
@@ -131,3 +131,47 @@ def test_method_form_agrees_with_numpy(method):
         run_case(as_method, args, kwargs, opdef.name)
 
     check()
+
+
+def test_python_complex_operators_on_a_numpy_float64_keep_python_types():
+    # complex.__pow__ accepts np.float64 (a float subclass) before NumPy is asked: the result is a Python
+    # complex computed by Python (`1j ** np.float64(2.0)` is exactly -1+0j), not NumPy's complex128.
+    from tests.conftest import check
+
+    def f(x):
+        y = np.float64(x.sum())
+        a = 1j ** y
+        return a, type(a), a * np.ones(2, np.complex64), 1j * y, 1j - y, 1j == y, y ** 1j, 2.0 ** y, 2 ** y
+    check(f, np.array([2.0]))
+    check(f, np.array([0.5]))
+
+
+def test_indexing_with_a_range_is_captured_like_a_list():
+    from tests.conftest import check
+
+    def f(x):
+        return x[range(3)], x[range(0)], x[range(1, 7, 2)], x.reshape(2, 5)[range(2), 1:]
+    check(f, np.arange(10.0)).assert_no_breaks()
+
+
+def test_setitem_with_a_boolean_list_and_a_2d_value_raises_type_error():
+    from tests.conftest import check
+
+    def f(x, v):
+        x[[True, False, True]] = v
+        return x
+    for v in (np.ones((2, 2)), np.ones((1, 1, 2)), np.ones(2), np.ones((1, 2))):
+        check(f, np.zeros(3), v)
+    assert "TypeError" in str(pytest.raises(MetaError, ops.get("setitem").meta,
+                                            ArraySpec((3,), np.float64), [True, False, True],
+                                            ArraySpec((2, 2), np.float64)).value)
+
+
+def test_a_boolean_mask_break_is_data_dependent():
+    import minidynamo as md
+    from minidynamo.capture.breaks import BreakCategory
+
+    def f(x):
+        return x[x > 1] * 2.0
+    out = md.explain(f)(np.arange(5.0))
+    assert [r.category for r in out.break_reasons] == [BreakCategory.DATA_DEPENDENT]

@@ -52,36 +52,58 @@ def build_slice(frame: Frame, inst: Instr) -> None:
         frame.push(SliceVar(*parts))
 
 
+# The container these opcodes add to was built on the stack, so it is normally the frame's own. In a resume
+# function it may be a stack argument: the caller's half-built object, which the entry hands on at the
+# next break. Then an addition is a recorded mutation (written back), like list.append on any other list.
+
 @handler("LIST_APPEND")
 def list_append(frame: Frame, inst: Instr) -> None:
     # (list, [arg-1 items], value -- list, [...])   comprehensions
     value = frame.pop()
-    frame.peek(inst.arg).items.append(value)
+    target = frame.peek(inst.arg)
+    if target.source is not None:
+        target.call_method(frame, "append", [value], {})
+    else:
+        target.items.append(value)
 
 
 @handler("LIST_EXTEND")
 def list_extend(frame: Frame, inst: Instr) -> None:
     # (list, [...], iterable -- list, [...])
     iterable = frame.pop()
-    frame.peek(inst.arg).items.extend(iterable.iterate(frame))
+    target = frame.peek(inst.arg)
+    if target.source is not None:
+        target.call_method(frame, "extend", [iterable], {})
+    else:
+        target.items.extend(iterable.iterate(frame))
 
 
 @handler("MAP_ADD")
 def map_add(frame: Frame, inst: Instr) -> None:
     # (dict, [...], key, value -- dict, [...])
     value, key = frame.pop(), frame.pop()
-    frame.peek(inst.arg).items[key.as_constant()] = value
+    _store(frame, frame.peek(inst.arg), key, value)
 
 
 @handler("DICT_UPDATE", "DICT_MERGE")
 def dict_update(frame: Frame, inst: Instr) -> None:
-    # (dict, [...], mapping -- dict, [...])   DICT_MERGE is the same for ** in calls
+    # (dict, [...], mapping -- dict, [...])   DICT_MERGE is the same for ** in calls, but a repeated key
+    # is a TypeError naming the callee ("f() got multiple values for keyword argument 'k'")
     mapping = frame.pop()
     target = frame.peek(inst.arg)
     if not isinstance(mapping, DictVar):
         raise unsupported(BreakCategory.UNSUPPORTED, f"** of {mapping.describe()}")
     for key in mapping.iterate(frame):
-        target.items[key.as_constant()] = mapping.getitem(frame, key)
+        if inst.name == "DICT_MERGE" and key.as_constant() in target.items:
+            raise unsupported(BreakCategory.EXCEPTION, f"repeated keyword argument {key.as_constant()!r} (TypeError)")
+        _store(frame, target, key, mapping.getitem(frame, key))
+
+
+def _store(frame: Frame, target: DictVar, key, value) -> None:
+    if target.source is not None:
+        target.setitem(frame, key, value)
+    else:
+        target.items[key.as_constant()] = value
 
 
 @handler("LIST_TO_TUPLE", until=(3, 11))

@@ -103,9 +103,6 @@ class ArrayVar(Var):
         return frame.ctx.record(opdef, [self, *args], kwargs, target=MethodCall(name))
 
     def getitem(self, frame: "Frame", key: Var) -> Var:
-        index = frame.ctx.to_arg(key)
-        if ops.is_data_dependent_index(index) if hasattr(ops, "is_data_dependent_index") else False:
-            raise unsupported(BreakCategory.DATA_DEPENDENT, "boolean-mask indexing has a data-dependent shape")
         return frame.ctx.record(_op("getitem"), [self, key], {}, target=operator.getitem)
 
     def setitem(self, frame: "Frame", key: Var, value: Var) -> None:

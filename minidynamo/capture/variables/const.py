@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -163,16 +164,22 @@ def all_constant(args: list[Var], kwargs: dict[str, Var] | None = None) -> bool:
 
 
 def fold(frame: "Frame", fn: Any, *args: Any, **kwargs: Any) -> Var:
-    """Run a pure function on constants now; an exception becomes a break so eager Python raises it."""
+    """Run a pure function on constants now; an exception becomes a break so eager Python raises it. So
+    does a warning (`np.float16(1e6)` overflows): folded, it would be issued once, at capture, and never by
+    the calls that reuse the capture."""
     from .containers import wrap_constant
+    name = getattr(fn, "__name__", fn)
     numpy_values = any(isinstance(v, (np.generic, np.ndarray)) for v in (*args, *kwargs.values()))
     try:
         # NumPy arithmetic that would warn (or raise, under np.errstate) is left to plain Python too, so
         # it warns on every call and under the error state in force there
-        with np.errstate(all="raise") if numpy_values else contextlib.nullcontext():
+        with warnings.catch_warnings(), np.errstate(all="raise") if numpy_values else contextlib.nullcontext():
+            warnings.simplefilter("error")
             result = fn(*args, **kwargs)
+    except (Warning, FloatingPointError) as e:
+        raise unsupported(BreakCategory.CALL, f"{name} warns ({type(e).__name__}: {e}): left to plain Python") from None
     except Exception as e:  # the user's program raises here: leave it to plain Python
-        raise unsupported(BreakCategory.EXCEPTION, f"{getattr(fn, '__name__', fn)} raised {type(e).__name__}: {e}") from None
+        raise unsupported(BreakCategory.EXCEPTION, f"{name} raised {type(e).__name__}: {e}") from None
     return wrap_constant(result)
 
 

@@ -94,7 +94,10 @@ class SequenceVar(Var):
         if sym == "+" and isinstance(other, SequenceVar) and other.kind is self.kind:
             return self._fresh(self.items + other.items)
         if sym == "*" and other.is_constant() and isinstance(other.as_constant(), int):
-            return self._fresh(self.items * other.as_constant())
+            n = other.as_constant()
+            if len(self.items) * n > frame.ctx.max_steps:   # NumPy's test_huge_list_error: 2**31 items
+                raise unsupported(BreakCategory.UNSUPPORTED, f"{self.describe()} * {n}: too many items to model")
+            return self._fresh(self.items * n)
         raise unsupported(BreakCategory.UNSUPPORTED, f"{self.describe()} {sym} {other.describe()}")
 
     def reconstruct(self, out: Any) -> str:
@@ -121,6 +124,10 @@ class ListVar(SequenceVar):
 
     def make_iterator(self, frame: "Frame") -> Var:
         return LiveListIteratorVar(self)
+
+    def length_before(self) -> int | None:
+        """The length of the caller's list when the call began; None for a list the call created."""
+        return None
 
     def _mutate(self, frame: "Frame") -> None:
         self.dirty = True
@@ -324,6 +331,11 @@ class LiveListIteratorVar(ListIteratorVar):
         return rest
 
     def reconstruct(self, out: Any) -> str:
+        # iter_at runs in the entry's prelude, before the list's write-back: past the end of the list as it
+        # was, it would raise StopIteration instead of standing where the capture left it.
+        before = self.seq.length_before()
+        if before is not None and self.pos > before:
+            raise unsupported(BreakCategory.RECONSTRUCT, "an iterator past the old end of a list the capture lengthened")
         return f"{out.constant(iter_at)}({out.value(self.seq)}, {self.pos})"
 
 

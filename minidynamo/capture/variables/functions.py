@@ -93,7 +93,11 @@ class UserFunctionVar(Var):
         return super().getattr(frame, name)
 
     def reconstruct(self, out: Any) -> str:
-        return self.source.expr() if self.source is not None else out.constant(self.fn)
+        if self.source is not None:
+            return self.source.expr()
+        if self.bound_self is not None:      # a class method bound to its class
+            return f"{out.constant(types.MethodType)}({out.constant(self.fn)}, {out.value(self.bound_self)})"
+        return out.constant(self.fn)
 
 
 class NestedFunctionVar(Var):
@@ -179,3 +183,8 @@ class BoundMethodVar(Var):
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         return UserFunctionVar(self.fn).call(frame, [self.self_var, *args], kwargs)
+
+    def reconstruct(self, out: Any) -> str:
+        if self.source is not None:
+            return self.source.expr()
+        return f"{out.constant(types.MethodType)}({out.constant(self.fn)}, {out.value(self.self_var)})"

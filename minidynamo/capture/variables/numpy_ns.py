@@ -107,7 +107,10 @@ class NumpyFunctionVar(Var):
         method = ops.ufunc_method(self.fn, name)
         if method is not None:
             return NumpyFunctionVar(getattr(self.fn, name), method)
-        value = getattr(self.fn, name, None)
+        try:
+            value = getattr(self.fn, name)
+        except AttributeError as e:     # raised by plain Python, where eager raises it
+            raise unsupported(BreakCategory.EXCEPTION, f"AttributeError: {e}") from None
         if isinstance(value, (int, float, str, bool, type(None))):
             return ConstVar(value)
         raise unsupported(BreakCategory.UNSUPPORTED, f"attribute {name!r} of {self.describe()}")

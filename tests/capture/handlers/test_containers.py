@@ -109,3 +109,34 @@ def test_list_concat_and_repeat():
     def f(x, xs):
         return xs + [x], (x,) * 2, xs * 2
     check(f, x23(), [1]).assert_no_breaks()
+
+
+def _collect(*args, **kwargs):
+    return args, kwargs
+
+
+def test_additions_to_a_container_passed_on_a_resume_functions_stack_are_written_back():
+    # A break (print) while a call's ** dict or a display list is half built: the resume function gets
+    # the caller's object on its stack, and its DICT_MERGE / LIST_EXTEND / LIST_APPEND must reach it
+    # (NumPy's test_signature_dtype_instances_allowed lost `dtype=` this way and DID NOT RAISE).
+    def merges(x):
+        return _collect(3, x, **{"dtype": print("a")}, **{"b": x + 1.0})
+
+    def extends(x):
+        return [1, *[print("a")], x * 2.0, *(x, x)]
+
+    def appends(x):
+        return [print(i) or x + i for i in range(2)], {i: print(i) or x for i in range(2)}
+    for fn in (merges, extends, appends):
+        check(fn, x23())
+
+
+def test_a_repeated_keyword_in_double_star_arguments_raises_as_eagerly():
+    def f(x):
+        return _collect(x, **{"a": 1}, **{"a": 2})
+
+    def g(x):
+        d = {"a": x}
+        return _collect(**d, **{"b": print("b")}, **{"a": 3})
+    check(f, x23())
+    check(g, x23())

@@ -56,3 +56,20 @@ def test_a_warning_or_error_at_fold_time_is_left_to_numpy():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(f, np.ones(2))
+
+
+def test_a_scalar_type_call_that_warns_warns_on_every_call():
+    # np.float16(763230.0) overflows with a RuntimeWarning: folded at capture, the warning came once, at
+    # capture, and never again from the calls reusing it (NumPy's TestUfunc.test_sum counts them).
+    import warnings
+
+    def f(x, v):
+        return np.float16(v * (v + 1) / 2), x + 1.0
+
+    compiled = md.compile(f)
+    for v in (1235, 1235, 1235):
+        for fn in (f, compiled):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always", RuntimeWarning)
+                fn(np.ones(2), v)
+            assert [str(m.message) for m in w] == ["overflow encountered in cast"]

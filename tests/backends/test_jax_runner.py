@@ -94,3 +94,38 @@ def test_errstate_of_another_thread_is_its_own():
     t.start()
     t.join()
     assert seen == [False] and runner.underflow_ignored()
+
+
+def test_a_large_result_is_checked_on_the_numpy_side():
+    def f(x):
+        return np.exp(x) * 2.0
+    rec = Recorder()
+    compiled = md.compile(f, backend=rec)
+    x = np.linspace(0, 1, LARGE)
+    assert_close(compiled(x), f(x))
+    assert traced_piece(rec).host_checked == [0] and rec.fallbacks == 0
+    y = x.copy()
+    y[-1] = 1000.0                          # exp overflows in the last element: NumPy warns
+    with np.errstate(over="raise"):
+        import pytest
+        with pytest.raises(FloatingPointError):
+            compiled(y)
+    assert rec.fallbacks == 1
+
+
+def test_a_large_result_inside_a_loop_body_is_checked_inside():
+    def grow(v):
+        while v.sum() < 1e6:
+            v = np.exp(v) + 1.0
+        return v * 1.0
+    rec = Recorder()
+    compiled = md.compile(grow, backend=rec)
+    compiled(np.full(LARGE, 0.5))
+    with np.errstate(over="raise"):
+        import pytest
+        v = np.full(LARGE, 0.5)
+        v[3] = 800.0                        # the first iteration overflows inside the body
+        with pytest.raises(FloatingPointError):
+            grow(v.copy())
+        with pytest.raises(FloatingPointError):
+            compiled(v)

@@ -155,7 +155,8 @@ def _check_one(node: Node, spec: ArraySpec, value: Any) -> None:
 class Piece:
     """What compile_piece knows about one graph: inputs, constants, writes, outputs and the traced rule."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, host_checks: bool = True) -> None:
+        """`host_checks=False` for a subgraph (control.py): all its checks are computed inside XLA."""
         self.graph = graph
         self.inputs = graph.inputs
         self.consts = [n for n in graph.nodes if n.op == CONST]
@@ -173,6 +174,12 @@ class Piece:
         self.scalar_dtypes: dict[int, set] = {}
         self.checked = False            # whether the traced function returns a check flag last
         self.pack_dtype = _pack_dtype([n.spec for n in self.outputs + self.written_inputs])
+        # Large float results the graph must check are checked by the runner on the NumPy side (a SIMD sum
+        # of the result NumPy hands back anyway); inside XLA the check is a second, slower pass.
+        self.host_checked = [] if self.pack_dtype is not None or not host_checks else [
+            k for k, n in enumerate(self.outputs) if id(n) in self.sinks and isinstance(n.spec, ArraySpec)
+            and not n.spec.scalar and n.spec.dtype.kind == "f"]
+        self.sinks = self.sinks - {id(self.outputs[k]) for k in self.host_checked}
         self.fresh_outputs: list[bool] = []     # per output: a buffer the call made (set by compile_piece)
 
     def run(self, args: list, scalars: dict[int, int] | None = None) -> Trace:

@@ -10,7 +10,9 @@ the conversion of its results, nothing else.
 Results are writeable NumPy arrays that own no JAX state a later call could change:
 * packed (small results of one dtype, `traced.pack_dtype`): one device-to-host read of the packed buffer,
   the check flag read from its last element, each result a copy of its slice;
-* separate arrays: a large result the call allocated (`traced.fresh_outputs`) is handed over without a copy
+* separate arrays (their finite checks, `traced.host_checked`, done here as a NumPy sum of the result:
+  inside XLA such a check is a second, slower pass): a large result the call allocated
+  (`traced.fresh_outputs`) is handed over without a copy
   (a writeable NumPy array over the JAX buffer, which it keeps alive; nothing else holds that buffer), any
   other result is copied with np.array. Such a zero-copy array does not own its memory (`flags.owndata` is
   False, `resize()` refuses), which is the one way it can be told from NumPy's own result.
@@ -171,14 +173,25 @@ def _array_reader(piece: Any, traced: Any, written: list[int]) -> Callable[[Any,
     fresh = traced.fresh_outputs or [False] * len(piece.outputs)
     convert = [_converter(n.spec, n.op in _LIST_RESULTS, f) for n, f in zip(piece.outputs, fresh)]
     checked, n_out, assemble = traced.checked, len(piece.outputs), _assembler(piece)
+    host_checked = traced.host_checked
 
     def read(flat: tuple, inputs: tuple) -> Any:
         if checked and not np.asarray(flat[-1]):
             return None
+        results = [f(v) for f, v in zip(convert, flat)]
+        if host_checked and not all_finite([results[k] for k in host_checked]):
+            return None
         for i, new in zip(written, flat[n_out:n_out + len(written)]):
             np.copyto(inputs[i], new)
-        return assemble([f(v) for f, v in zip(convert, flat)], inputs)
+        return assemble(results, inputs)
     return read
+
+
+def all_finite(arrays: list) -> bool:
+    """No nan/inf in these float arrays: their sum is finite (a nan/inf makes it nan/inf; a sum of finite
+    values that overflows only sends the call to NumPy, which is never wrong)."""
+    with np.errstate(all="ignore"):
+        return all(np.isfinite(np.add.reduce(a, axis=None)) for a in arrays)
 
 
 def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..., tuple]) -> Callable[..., tuple]:

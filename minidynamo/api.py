@@ -12,7 +12,6 @@ import functools
 import threading
 import time
 import types
-import warnings
 import weakref
 from typing import Any, Callable, Iterator
 
@@ -197,9 +196,11 @@ class CompiledState:
     def _warn_limit(self, cfg: _config.Config, last: list[str]) -> None:
         if not self.warned_limit:
             self.warned_limit = True
-            warnings.warn(f"minidynamo: {self.fn.__qualname__} hit the cache size limit ({cfg.cache_size_limit}); "
-                          f"further variants run eagerly. Last guard failures: {'; '.join(last)}",
-                          RuntimeWarning, stacklevel=5)
+            # A log record, not a warning: a warning would reach the user's own warning filters and
+            # catch_warnings(record=True) lists, and raise under simplefilter("error") (TorchDynamo logs too).
+            log("recompiles").warning("minidynamo: %s hit the cache size limit (%d); further variants run eagerly. "
+                                      "Last guard failures: %s", self.fn.__qualname__, cfg.cache_size_limit,
+                                      "; ".join(last))
 
     def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config, failed: list[str]) -> Entry:
         shapes = ShapePolicy(self.dynamic_mode, {e: dict(d) for e, d in self.dynamic_dims.items()})

@@ -164,6 +164,23 @@ def test_same_named_function_is_still_a_different_object():
     assert why == [f"f: expected <function {f1.__qualname__}>, got <function {f2.__qualname__}> (a different object)"]
 
 
+def test_code_guard_names_both_code_objects():
+    def make(sign):
+        if sign:
+            def helper(y):
+                return y
+        else:
+            def helper(y):
+                return -y
+        return helper
+
+    f1, f2, f3 = make(True), make(True), make(False)
+    why = check_and_why([Guard("f.__code__", ID, f1.__code__)], ["f"], {"f": f2}, {"f": f3})
+    line1, line2 = f1.__code__.co_firstlineno, f3.__code__.co_firstlineno
+    assert why == [f"f.__code__: expected <code {f1.__code__.co_qualname} line {line1}>, "
+                   f"got <code {f3.__code__.co_qualname} line {line2}>"]
+
+
 def test_module_attribute():
     mod = types.ModuleType("fakenp")
     mod.tanh = np.tanh

@@ -32,6 +32,7 @@ from .variables.builtins import BUILTINS, BuiltinVar
 from .variables.const import ConstVar
 from .variables.containers import DictVar, ListVar, SliceVar, TupleVar
 from .variables.functions import BoundMethodVar, CellBox, UserFunctionVar
+from .variables.function_sources import is_module_level
 from .variables.lazy_array import LazyArrayVar
 from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
 from .variables.objects import OpaqueVar, UserObjectVar
@@ -99,6 +100,10 @@ class CaptureContext:
             box = self._cell_boxes[id(real)] = CellBox(real=real, key=key)
         return box
 
+    def cell_expr(self, box: CellBox) -> str:
+        """How guards and the entry spell a real cell: its key, or a name bound in the namespace."""
+        return box.key or self.bind(box.real, "cell")
+
     def signature(self, fn: Any) -> inspect.Signature:
         sig = self._signatures.get(fn)
         if sig is None:
@@ -147,8 +152,13 @@ class CaptureContext:
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             return NumpyFunctionVar(value, ops.lookup_function(value), source)
         if isinstance(value, types.FunctionType):
-            self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
-            return UserFunctionVar(value, source)
+            identity = [G.Guard(expr, G.GuardKind.ID, value, desc)]
+            if is_module_level(value):
+                self.guard(identity)
+                return UserFunctionVar(value, source)
+            # Made per call (closure, nested def): guarded by what capture uses of it (function_sources.py).
+            self.guard([G.Guard(expr, G.GuardKind.TYPE, types.FunctionType, desc)])
+            return UserFunctionVar(value, source, pin=lambda: self.guard(identity))
         if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType):
             self.guard([G.Guard(f"{expr}.__func__", G.GuardKind.ID, value.__func__, desc)])
             from .sources import AttrSource
@@ -300,7 +310,8 @@ class CaptureContext:
             same = a.node is b.node       # one object reached twice is one input (see _graph_input)
             self.guard([_same_object(a.source, b.source, same)])
             return same
-        real = [getattr(v, "value", None) if isinstance(v, (UserObjectVar, OpaqueVar)) else None for v in (a, b)]
+        real = [getattr(v, "value", None) if isinstance(v, (UserObjectVar, OpaqueVar)) else
+                v.fn if isinstance(v, UserFunctionVar) and v.bound_self is None else None for v in (a, b)]
         if real[0] is None or real[1] is None or a.source is None or b.source is None:
             return None
         same = real[0] is real[1]
@@ -315,6 +326,11 @@ class CaptureContext:
             for i, s1 in enumerate(sources):
                 for s2 in sources[i + 1:]:
                     self.guard([_same_object(s1, s2, False)])
+        for box in self.side_effects.cells:   # a written cell read from a source must not be another cell read
+            for other in self._cell_boxes.values():
+                if other is not box and other.real is not None and (box.key or other.key):
+                    self.guard([G.Guard(f"({self.cell_expr(box)} is {self.cell_expr(other)})", G.GuardKind.EQUALS,
+                                        False, "written cell is not another cell")])
         mutated = [v for v in self.side_effects.objects if v.source is not None]
         for var in mutated:
             for other, src in self._mutables.values():

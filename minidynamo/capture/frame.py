@@ -98,7 +98,7 @@ class Frame:
                 contents = box.real.cell_contents
             except ValueError:
                 raise unsupported(BreakCategory.EXCEPTION, f"free variable {name!r} is unbound") from None
-            box.value = self.ctx.wrap(contents, CellSource(box.key or self.ctx.bind(box.real, "cell"), name))
+            box.value = self.ctx.wrap(contents, CellSource(self.ctx.cell_expr(box), name))
         if box.value is None:
             raise unsupported(BreakCategory.EXCEPTION, f"cell variable {name!r} is unbound")
         return box.value

@@ -51,6 +51,8 @@ class BreakEmitter(Emitter):
         return self.value(var)
 
     def _compiled_callee(self, var: Var) -> str | None:
+        if isinstance(var, UserFunctionVar) and not var.identity_guarded():
+            return None     # made per call: call the very function the entry gets, as plain Python
         if isinstance(var, UserFunctionVar) and var.bound_self is None:
             return self.constant(self.compiled_callee(var.fn))
         if isinstance(var, UserFunctionVar):

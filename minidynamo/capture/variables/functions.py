@@ -32,8 +32,9 @@ class CellBox:
 
 
 def bind_arguments(frame: "Frame", sig: inspect.Signature, args: list[Var], kwargs: dict[str, Var],
-                   defaults_of: Any) -> dict[str, Var]:
-    """Python's own argument binding over Vars; defaults become constants (guarded with the function)."""
+                   defaults_of: Any, default: Any = None) -> dict[str, Var]:
+    """Python's own argument binding over Vars. A default the call uses is `default(param)` (read through
+    the function's source), else a constant fixed by whatever guards the function."""
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as e:
@@ -53,19 +54,22 @@ def bind_arguments(frame: "Frame", sig: inspect.Signature, args: list[Var], kwar
         elif param.kind is param.VAR_KEYWORD:
             out[name] = DictVar({})
         else:
-            out[name] = frame.ctx.wrap_default(param.default)
+            out[name] = default(param) if default is not None else frame.ctx.wrap_default(param.default)
     _ = wrap_constant
     return out
 
 
 class UserFunctionVar(Var):
-    """A Python function that exists outside the capture (a global helper, a closure passed in). Its identity
-    is guarded by whoever created this Var from a source."""
+    """A Python function that exists outside the capture (a global helper, a closure passed in). With a
+    source, its identity is guarded by whoever created this Var (`pin` is None), or, for a function made
+    per call, only once capture relies on the very object (`pin()`, e.g. `as_constant()`); an inlined call
+    guards its code, globals, used defaults and closure cells instead (function_sources.py)."""
 
-    def __init__(self, fn: types.FunctionType, source=None, bound_self: Var | None = None) -> None:
+    def __init__(self, fn: types.FunctionType, source=None, bound_self: Var | None = None, pin: Any = None) -> None:
         self.fn = fn
         self.source = source
         self.bound_self = bound_self
+        self._pin = pin
 
     def describe(self) -> str:
         return f"function {self.fn.__qualname__}"
@@ -73,22 +77,48 @@ class UserFunctionVar(Var):
     def python_type(self) -> type:
         return types.MethodType if self.bound_self is not None else types.FunctionType
 
+    def identity_guarded(self) -> bool:
+        return self._pin is None
+
+    def pin(self) -> None:
+        """Guard the function object's identity (capture is about to rely on it)."""
+        if self._pin is not None:
+            install, self._pin = self._pin, None
+            install()
+
     def is_constant(self) -> bool:
-        return self.bound_self is None
+        # A per-call function is not a constant until pinned: `cb is None` and `if cb:` need no identity.
+        return self.bound_self is None and self._pin is None
 
     def as_constant(self) -> Any:
+        self.pin()
         return self.fn
 
+    def as_bool(self, frame: "Frame") -> bool:
+        return True
+
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        from . import function_sources as fs
         if self.bound_self is not None:
             args = [self.bound_self, *args]
-        sig = frame.ctx.signature(self.fn)
-        bound = bind_arguments(frame, sig, args, kwargs, self.fn.__qualname__)
-        cells = [frame.ctx.cell_box(c) for c in (self.fn.__closure__ or ())]
-        return frame.inline(self.fn.__code__, bound, cells, self.fn.__globals__, self.fn.__qualname__)
+        ctx, fn, src = frame.ctx, self.fn, self.source
+        sig = ctx.signature(fn)
+        if src is None:       # a method found on a guarded class: fixed by the class attribute's guard
+            bound = bind_arguments(frame, sig, args, kwargs, fn.__qualname__)
+            cells = [ctx.cell_box(c) for c in (fn.__closure__ or ())]
+            return frame.inline(fn.__code__, bound, cells, fn.__globals__, fn.__qualname__)
+        fs.structural_guards(ctx, fn, src, self.identity_guarded())
+        bound = bind_arguments(frame, sig, args, kwargs, fn.__qualname__,
+                               lambda p: fs.default_var(ctx, fn, src, sig, p))
+        cells = [ctx.cell_box(c) for c in (fn.__closure__ or ())] if self.identity_guarded() else \
+            fs.closure_boxes(ctx, fn, src)
+        return frame.inline(fn.__code__, bound, cells, fn.__globals__, fn.__qualname__)
 
     def getattr(self, frame: "Frame", name: str) -> Var:
         if name in ("__name__", "__qualname__", "__module__", "__doc__"):
+            if self.source is not None:
+                from .function_sources import attribute_var
+                return attribute_var(frame.ctx, self.fn, self.source, name)
             return ConstVar(getattr(self.fn, name))
         return super().getattr(frame, name)
 

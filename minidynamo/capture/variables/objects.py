@@ -171,7 +171,10 @@ def _front_end_alias(var: Var) -> Var:
         return var
     inner = getattr(fn, "numpy_function", None)
     opdef = ops.lookup_function(inner) if inner is not None else None
-    return NumpyFunctionVar(inner, opdef, var.source) if opdef is not None else var
+    if opdef is None:
+        return var
+    var.pin()       # the forwarder is recognised by this very object's attribute
+    return NumpyFunctionVar(inner, opdef, var.source)
 
 
 class OpaqueVar(Var):

@@ -158,18 +158,26 @@ class CompiledState:
 
     def _changed_numbers(self, args: tuple, kwargs: dict) -> set[str]:
         """Sources of ints/floats whose value guard failed: captured unspecialized from now on (Dynamo's
-        automatic dynamic), so a step counter does not capture again on every call."""
+        automatic dynamic), so a step counter does not capture again on every call. Likewise functions
+        made per call whose identity guard failed (see stitch/breaking.py)."""
         scope = {**self.cache.namespace, **_argument_values(self.fn, args, kwargs)}
         changed = set()
         for entry in self.cache.entries:
             for g in entry.guards:
-                if g.kind is GuardKind.EQUALS and type(g.expected) in (int, float):
-                    try:
-                        now = eval(g.expr, scope)   # a source expression minidynamo built, not user input
-                    except Exception:
-                        continue
-                    if type(now) is type(g.expected) and now != g.expected:
-                        changed.add(g.expr)
+                number = g.kind is GuardKind.EQUALS and type(g.expected) in (int, float)
+                if not (number or g.kind is GuardKind.ID and type(g.expected) is types.FunctionType):
+                    continue
+                try:
+                    now = eval(g.expr, scope)   # a source expression minidynamo built, not user input
+                except Exception:
+                    continue
+                if number and type(now) is type(g.expected) and now != g.expected:
+                    changed.add(g.expr)
+                # A function pinned by identity (a call that broke inside it) came back as another function
+                # object with the same code: it is made per call, so it is not pinned from now on.
+                elif not number and type(now) is types.FunctionType and now is not g.expected and \
+                        now.__code__ is g.expected.__code__:
+                    changed.add(g.expr)
         return changed
 
     def _changed_sizes(self, args: tuple, kwargs: dict) -> None:

@@ -530,6 +530,8 @@ def short_repr(obj: Any) -> str:
         return f"<module {obj.__name__}>"
     if isinstance(obj, types.CodeType):     # a function's code, guarded instead of a per-call function object
         return f"<code {obj.co_qualname} line {obj.co_firstlineno}>"
+    if type(obj) is dict and "__builtins__" in obj and isinstance(obj.get("__name__"), str):
+        return f"<globals of {obj['__name__']}>"     # a function's __globals__
     if callable(obj) and isinstance(getattr(obj, "__name__", None), str):
         kind = "ufunc" if isinstance(obj, np.ufunc) else "function"  # np.sum is a dispatcher object
         return f"<{kind} {getattr(obj, '__qualname__', obj.__name__)}>"

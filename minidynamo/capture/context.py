@@ -92,12 +92,12 @@ class CaptureContext:
             self.namespace[key] = obj
         return key
 
-    def cell_box(self, real: Any, key: str | None = None) -> CellBox:
+    def cell_box(self, real: Any, key: str | None = None, owner: str = "") -> CellBox:
         """The one CellBox of a real cell in this capture: a write through one closure is seen by every
         other reader of that cell."""
         box = self._cell_boxes.get(id(real))
         if box is None:
-            box = self._cell_boxes[id(real)] = CellBox(real=real, key=key)
+            box = self._cell_boxes[id(real)] = CellBox(real=real, key=key, owner=owner)
         return box
 
     def cell_expr(self, box: CellBox) -> str:
@@ -329,8 +329,9 @@ class CaptureContext:
         for box in self.side_effects.cells:   # a written cell read from a source must not be another cell read
             for other in self._cell_boxes.values():
                 if other is not box and other.real is not None and (box.key or other.key):
-                    self.guard([G.Guard(f"({self.cell_expr(box)} is {self.cell_expr(other)})", G.GuardKind.EQUALS,
-                                        False, "written cell is not another cell")])
+                    a, b = self.cell_expr(box), self.cell_expr(other)
+                    self.guard([G.Guard(f"({a} is {b})", G.GuardKind.EQUALS, False,
+                                        f"written cell {G.readable_expr(a)} is not {G.readable_expr(b)}")])
         mutated = [v for v in self.side_effects.objects if v.source is not None]
         for var in mutated:
             for other, src in self._mutables.values():

@@ -98,7 +98,8 @@ class Frame:
                 contents = box.real.cell_contents
             except ValueError:
                 raise unsupported(BreakCategory.EXCEPTION, f"free variable {name!r} is unbound") from None
-            box.value = self.ctx.wrap(contents, CellSource(self.ctx.cell_expr(box), name))
+            label = f"{name} of {box.owner}" if box.owner else name
+            box.value = self.ctx.wrap(contents, CellSource(self.ctx.cell_expr(box), label))
         if box.value is None:
             raise unsupported(BreakCategory.EXCEPTION, f"cell variable {name!r} is unbound")
         return box.value

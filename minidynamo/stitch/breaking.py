@@ -52,7 +52,13 @@ class BreakEmitter(Emitter):
 
     def _compiled_callee(self, var: Var) -> str | None:
         if isinstance(var, UserFunctionVar) and not var.identity_guarded():
-            return None     # made per call: call the very function the entry gets, as plain Python
+            # A compiled callee is per function object. A function made per call whose identity guard
+            # failed before (a resume function's parameters count as such) is called as the very
+            # function the entry gets, as plain Python; otherwise (a closure made once and passed on
+            # every call) its identity is guarded and its compiled form called, as for a global helper.
+            if var.source is None or var.source.expr() in self.ctx.dynamic:
+                return None
+            var.pin()
         if isinstance(var, UserFunctionVar) and var.bound_self is None:
             return self.constant(self.compiled_callee(var.fn))
         if isinstance(var, UserFunctionVar):

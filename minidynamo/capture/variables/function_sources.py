@@ -68,11 +68,12 @@ def closure_boxes(ctx: "CaptureContext", fn: types.FunctionType, source: Source)
     boxes = []
     for i, cell in enumerate(fn.__closure__ or ()):
         key = f"{source.expr()}.__closure__[{i}]"
-        box = ctx.cell_box(cell, key)
+        name = fn.__code__.co_freevars[i]
+        box = ctx.cell_box(cell, key, owner=source.describe())
         if box.key != key:
-            other = ctx.cell_expr(box)
-            ctx.guard([G.Guard(f"({key} is {other})", G.GuardKind.EQUALS, True,
-                               f"{source.describe()}'s cell {fn.__code__.co_freevars[i]} is {G.readable_expr(other)}")])
+            other = box.owner and f"cell {name} of {box.owner}" or f"cell {G.readable_expr(ctx.cell_expr(box))}"
+            ctx.guard([G.Guard(f"({key} is {ctx.cell_expr(box)})", G.GuardKind.EQUALS, True,
+                               f"cell {name} of {source.describe()} is {other}")])
         boxes.append(box)
     return boxes
 

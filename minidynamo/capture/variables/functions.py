@@ -23,12 +23,14 @@ class CellBox:
     """A closure cell during capture: holds a Var (or None while unbound). `real` is the real cell when the
     cell existed before the call (a free variable of an existing function, or a cell a resume function was
     passed): its contents are read through a CellSource and a write is replayed after the graph. `key` is
-    how the entry spells that cell (a parameter name; None: a name bound in the namespace)."""
+    how the entry spells that cell (a parameter name, `fn.__closure__[i]`; None: a name bound in the namespace);
+    `owner` names the function whose closure it was read from, for reports."""
 
-    def __init__(self, value: Var | None = None, real: Any = None, key: str | None = None) -> None:
+    def __init__(self, value: Var | None = None, real: Any = None, key: str | None = None, owner: str = "") -> None:
         self.value = value
         self.real = real
         self.key = key
+        self.owner = owner
 
 
 def bind_arguments(frame: "Frame", sig: inspect.Signature, args: list[Var], kwargs: dict[str, Var],

@@ -231,10 +231,21 @@ def call_then_add(fn, x):
 
 
 def test_breaking_call_of_a_fresh_closure_calls_that_closure():
-    # The break is inside the closure: the entry must call the function it is given, not the first one seen.
+    # The break is inside the closure. The first capture calls its compiled form, guarded by identity; a
+    # second function object with the same code marks the argument as made per call, and from then on the
+    # entry calls the very function it is given (never the first one seen).
     x = np.arange(3.0)
     r = check(call_then_add, make_printing(0.0), x, calls=[(make_printing(float(i)), x) for i in range(1, 6)])
+    assert r.stats.captures == 2 and r.stats.hits == 4
+
+
+def test_breaking_call_of_a_closure_made_once_is_compiled():
+    x = np.arange(3.0)
+    act = make_printing(2.0)
+    r = check(call_then_add, act, x, calls=[(act, x + i) for i in range(1, 6)])
     assert r.stats.captures == 1
+    callees = [md.stats(c) for key, c in _state_of(r.compiled).children.items() if key[0] == "callee"]
+    assert len(callees) == 1 and callees[0].hits == 5     # the closure's body is captured too
 
 
 def same_function(cb, x, other):

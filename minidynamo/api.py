@@ -26,7 +26,7 @@ from .capture.interpreter import capture_function
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .rng_state import restoring_rng
-from .guards import GuardKind, GuardSet, failures
+from .guards import RELEASE_READS, GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch.stitched import build_body, written_inputs
@@ -337,15 +337,19 @@ def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[st
     re-run, so each write happens once. Only a graph that writes, has no write-backs and no operation
     inside a try/with region may skip that: its exception leaves the function just as eager's does, and its
     partial writes are exactly what eager leaves behind."""
+    # The graph reads its inputs from the locals the guard check bound (cache.RELEASE_READS), and those are
+    # dropped on every way out of the call, before any of the function's own code runs.
+    ctx.guards.read_later(src.expr() for src, _ in ctx.inputs)
     rerun = [f"    return ___eager({forward})"]
     if not body.mutates:
-        return ["try:", f"    {call}", "except Exception:", *rerun]
-    if not ctx.side_effects and not ctx.nodes_in_try:
-        return [call]
+        return ["try:", f"    {call}", "except Exception:", f"    {RELEASE_READS}", *rerun, RELEASE_READS]
+    if not ctx.side_effects and not ctx.nodes_in_try:     # its exception leaves the function as is
+        return ["try:", f"    {call}", "finally:", f"    {RELEASE_READS}"]
     arrays = [ctx.inputs[i][0].expr() for i in written_inputs(ctx)]
     snapshot = f"___snap = ({''.join(a + '.copy(), ' for a in arrays)})"
     restore = [f"    {a}[...] = ___snap[{i}]" for i, a in enumerate(arrays)]
-    return [snapshot, "try:", f"    {call}", "except Exception:", *restore, *rerun]
+    return [snapshot, "try:", f"    {call}", "except Exception:", f"    {RELEASE_READS}", *restore, *rerun,
+            RELEASE_READS]
 
 
 def _recorded(record: CaptureRecord) -> CaptureRecord:

@@ -17,7 +17,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .guards import GuardSet
+from .guards import RELEASE_READS, GuardSet
 from .signatures import code_signature
 
 _counter = itertools.count()
@@ -33,6 +33,13 @@ class Entry:
     tag: str
     info: Any = None                    # what explain()/stats show: graph, break reason, ...
     hits: list[int] = field(default_factory=lambda: [0])
+
+    @property
+    def code(self) -> list[str]:
+        """The body as people read it: without the RELEASE_READS markers. In the dispatcher the lines before
+        the first marker (the graph call) read the paths the check bound from its locals, and each marker
+        drops those locals; a body without one gets them dropped before it starts."""
+        return _reusing_reads(self, None)
 
 
 class Mode(enum.Enum):
@@ -159,12 +166,16 @@ class FunctionCache:
             lines += ["    try:", f"        ___hit = {expr}", "    except Exception:  # a guard that cannot be "
                       "evaluated (missing global, wrong type) is a miss", "        ___hit = False"]
             held = e.guards.bound_locals(e.tag)
-            if held:        # the check's reads are dropped: the call must not find extra references
-                lines.append(f"    {' = '.join(held)} = None")
+            release = f"{' = '.join(held)} = None" if held else None
+            body = _reusing_reads(e, release)
+            if held and body is e.body:   # the check's reads are dropped: the call must not find extra references
+                lines.append(f"    {release}")
             lines.append("    if ___hit:")
             if self.count_hits:
                 lines.append(f"        ___{e.tag}hits[0] += 1")
-            lines += [f"        {line}" for line in e.body]
+            lines += [f"        {line}" for line in body]
+            if held and body is not e.body:     # the body always returns: this is the miss path
+                lines.append(f"    {release}")
         forward = f"{generation}, {self.forward}" if self.forward else str(generation)
         if mode is Mode.PAST_LIMIT:    # no lock, no miss path: just the original function, counted
             lines += ["    ___stats.misses += 1", f"    if ___stats.misses % {WINDOW}:",
@@ -185,6 +196,27 @@ class FunctionCache:
         self._files.append(filename)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         return fn
+
+
+def _reusing_reads(e: Entry, release: str | None) -> list[str]:
+    """e.body with its RELEASE_READS markers replaced by `release` (None: nothing is held) and the lines
+    before the first one reading the check's bound locals (e.body itself when it has no marker)."""
+    marks = [i for i, line in enumerate(e.body) if line.strip() == RELEASE_READS]
+    if not marks:
+        return e.body
+    if release is None:         # nothing to drop: the body as written, a marker alone in a block a `pass`
+        return [line.replace(RELEASE_READS, "pass") for i, line in enumerate(e.body)
+                if i not in marks or e.body[i - 1].rstrip().endswith(":") and _alone(e.body, i)]
+    head = [line if line.rstrip().endswith(":") else   # `try:` and the like stay as they are
+            line[:len(line) - len(line.lstrip())] + e.guards.reuse_reads(line.strip(), e.tag)
+            for line in e.body[:marks[0]]]
+    return head + [line.replace(RELEASE_READS, release) for line in e.body[marks[0]:]]
+
+
+def _alone(lines: list[str], i: int) -> bool:
+    """Whether no line after lines[i] belongs to the same block."""
+    indent = len(lines[i]) - len(lines[i].lstrip())
+    return i + 1 == len(lines) or len(lines[i + 1]) - len(lines[i + 1].lstrip()) < indent
 
 
 def _forget_lines(files: list[str]) -> None:

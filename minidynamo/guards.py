@@ -2,11 +2,10 @@
 
 A Guard is (expr, kind, expected), where expr is a Python expression string over the compiled
 function's argument names plus `___G` (its globals dict) and `___closure` (its cell tuple).
-GuardSet orders and de-duplicates guards and renders them as one expression (the dispatcher inlines
-it; guard_check.compile_check makes a standalone `___check(*argnames)`); `failures` explains, one
-readable line per guard, why a check returned False.
-Imports only `minidynamo.errors`, `minidynamo.guard_reads`, numpy and the stdlib. Entry points: GuardSet, guard_constant,
-array_guards, failures.
+GuardSet orders and de-duplicates guards and renders them as one expression (the dispatcher inlines it;
+guard_check.compile_check makes a standalone `___check(*argnames)`); `failures` explains, one readable
+line per guard, why a check returned False. Imports only errors, guard_reads, guard_relations, numpy and
+the stdlib. Entry points: GuardSet, guard_constant, array_guards, failures.
 """
 
 from __future__ import annotations
@@ -25,7 +24,8 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from .errors import InternalError
-from .guard_reads import Reads, prefixes as _prefixes
+from .guard_reads import RELEASE_READS, Reads, prefixes as _prefixes  # noqa: F401 (re-exported)
+from .guard_relations import implied_bounds
 
 
 class GuardKind(enum.StrEnum):
@@ -114,9 +114,9 @@ class Guard:
 
 
 def warnings_log() -> list | None:
-    """The list `warnings.catch_warnings(record=True)` currently appends to, or None. A graph op that warns
-    (NumPy's overflow RuntimeWarning) appends to it while the graph runs, so capture never reads it as a
-    value that stays put (CPython 3.11-3.13 record through `warnings._showwarnmsg_impl = log.append`)."""
+    """The list `warnings.catch_warnings(record=True)` appends to, or None (always None while the hook is a Python
+    function: the check tests that first). A graph op that warns appends to it while the graph runs, so capture
+    never reads it as a value that stays put (CPython 3.11-3.13 record via `_showwarnmsg_impl = log.append`)."""
     impl = getattr(warnings, "_showwarnmsg_impl", None)
     log = getattr(impl, "__self__", None)
     return log if type(log) is list and getattr(impl, "__name__", "") == "append" else None
@@ -198,7 +198,8 @@ class GuardSet:
     def __init__(self, guards: Iterable[Guard] = ()) -> None:
         self._guards: dict[tuple, Guard] = {}
         self._canon: dict[str, str] = {}  # expr -> ast-normalized text, for grouping
-        self._rendered: dict[str, tuple[str, dict[str, Any], list[str]]] = {}
+        self._rendered: dict[str, tuple[str, dict[str, Any], Reads]] = {}
+        self._later_reads: list[str] = []   # paths the entry reads right after the check (graph inputs)
         self.extend(guards)
 
     def add(self, guard: Guard) -> None:
@@ -273,18 +274,26 @@ class GuardSet:
         return dict(self._render(tag)[1])
 
     def bound_locals(self, tag: str = "") -> list[str]:
-        """The locals expression(tag) binds to objects it reads (see guard_reads.Reads); the dispatcher sets them to
-        None after the check, so the check keeps no object alive (ndarray.resize counts references)."""
-        return self._render(tag)[2]
+        """Locals expression(tag) binds (guard_reads.Reads): dropped before the function's own code runs."""
+        return list(self._render(tag)[2].bound.values())
 
-    def _render(self, tag: str) -> tuple[str, dict[str, Any], list[str]]:
+    def read_later(self, exprs: Iterable[str]) -> None:
+        """Paths the entry reads right after a passing check (graph inputs): guarded ones get bound to locals."""
+        self._later_reads, self._rendered = self._later_reads + [self._canonical(e) for e in exprs], {}
+
+    def reuse_reads(self, code: str, tag: str = "") -> str:
+        """`code` reading the paths the check bound from their locals (code run right after the check)."""
+        return self._render(tag)[2].reuse(code)
+
+    def _render(self, tag: str) -> tuple[str, dict[str, Any], Reads]:
         if tag not in self._rendered:
             names = _Namer(tag)
             shapes: dict[str, str] = {}     # `x.shape` -> the local its symbolic SHAPE guard bound it to
-            ordered = self.ordered()
-            reads = Reads(tag, [self._canon[g.expr] for g in ordered if g.kind is not HOLDS])
+            implied = implied_bounds([g.expr for g in self._guards.values() if g.kind is HOLDS])
+            ordered = [g for g in self.ordered() if not (g.kind is HOLDS and g.expr in implied)]
+            reads = Reads(tag, [self._canon[g.expr] for g in ordered if g.kind is not HOLDS], self._later_reads)
             parts = [_code(g, names, shapes, reads) for g in ordered]
-            self._rendered[tag] = (" and ".join(parts) or "True", names.namespace, list(reads.bound.values()))
+            self._rendered[tag] = (" and ".join(parts) or "True", names.namespace, reads)
         return self._rendered[tag]
 
     def _canonical(self, expr: str) -> str:
@@ -340,7 +349,7 @@ _ATOM = re.compile(r"[\w.\[\]'\"()]+")
 
 def _code(g: Guard, names: _Namer, shapes: dict[str, str], reads: Reads) -> str:
     text = g.expr
-    if g.kind is HOLDS:
+    if g.kind in (HOLDS, EQUALS):      # relations and symbolic-int conditions read the shape locals
         for read, local in shapes.items():
             text = re.sub(r"(?<![\w.\]'\")])" + re.escape(read) + r"\[", local + "[", text)
     text = reads.rewrite(text, g.kind in (TYPE, ID))
@@ -380,7 +389,10 @@ def _code(g: Guard, names: _Namer, shapes: dict[str, str], reads: Reads) -> str:
     if g.kind is IS_NONE:
         return f"{e} is None"
     if g.kind is NOT_WARNINGS_LOG:
-        return f"{e} is not {names.helper(warnings_log)}()"
+        hook = f"{names.helper(type)}({names.bind(warnings, 'warnings')}._showwarnmsg_impl)"   # no log if a function
+        slow = f"{e} is not {names.helper(warnings_log)}()"
+        return f"({hook} is {names.bind(types.FunctionType, 'function')} or {slow})" if \
+            hasattr(warnings, "_showwarnmsg_impl") else slow
     assert g.kind is NOT_NONE, g.kind
     return f"{e} is not None"
 

@@ -49,7 +49,7 @@ def restoring_rng(key: str, lines: list[str], graph: Any, inputs: list, namespac
         return lines
     out = list(save)
     for line in lines:
-        out.append(line)
-        if line.startswith("except Exception:"):
+        if line.startswith("    return ___eager("):      # the eager re-run after the graph raised
             out += [f"    {r}" for r in restore]
+        out.append(line)
     return out

@@ -496,3 +496,28 @@ def test_a_list_warnings_are_recorded_into_is_never_read_ahead_of_the_graph():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always", RuntimeWarning)
         assert compiled(w, x)[:2] == (0, 1)      # the guard fails for the log: not the ordinary-list entry
+
+
+def test_the_warnings_log_guard_tests_the_hook_before_calling_and_agrees_with_warnings_log():
+    import warnings
+
+    from minidynamo.guards import NOT_WARNINGS_LOG, warnings_log
+
+    gs = GuardSet([Guard("lst", NOT_WARNINGS_LOG)])
+    assert "._showwarnmsg_impl) is ___function or" in gs.expression()     # the call only when it may matter
+    check = compile_check(gs, ["lst"], {})
+    mine = []
+    with warnings.catch_warnings(record=True) as log:      # (pytest itself records warnings too)
+        assert warnings_log() is log
+        assert check(log) is False and check(mine) is True
+        assert failures(gs, {"lst": log}) == ["lst: is the list warnings are being recorded into"]
+    saved = warnings._showwarnmsg_impl
+
+    def hook(msg):                  # a program's own hook (a Python function): no list records warnings
+        saved(msg)
+
+    warnings._showwarnmsg_impl = hook
+    try:
+        assert warnings_log() is None and check(mine) is True and check(log) is True
+    finally:
+        warnings._showwarnmsg_impl = saved

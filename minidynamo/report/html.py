@@ -237,7 +237,7 @@ def _piece(p: Piece, by_fn: dict) -> str:
                  f'<ul class="guards">{items or "<li>none</li>"}</ul></details>')
     gloss = "".join(f"<dt>{escape(n)}</dt><dd>{_rich(w)}</dd>" for n, w in p.code_glossary(by_fn))
     parts.append(f"<details><summary>Compiled entry (runs after the guards pass)</summary>"
-                 f'<pre>{escape(chr(10).join(r.entry.body))}</pre><dl class="gloss">{gloss}</dl></details>')
+                 f'<pre>{escape(chr(10).join(r.entry.code))}</pre><dl class="gloss">{gloss}</dl></details>')
     if p.kind in (PieceKind.RESUME, PieceKind.LOOP):
         parts.append(f"<details><summary>Bytecode of the resume function {escape(p.fn.__name__)}</summary>"
                      f"<pre>{escape(_bytecode(p.fn))}</pre></details>")

@@ -80,7 +80,7 @@ class Piece:
     def code_glossary(self, pieces_by_fn: dict) -> list[tuple[str, str]]:
         """(generated name, what it is) for every `___name` in this piece's entry code."""
         seen: dict[str, str] = {}
-        for line in self.record.entry.body:
+        for line in self.record.entry.code:
             for name in re.findall(r"\b___\w+", line):
                 if name not in seen:
                     seen[name] = gloss_name(name, self.record.entry.namespace.get(name), self, pieces_by_fn)

@@ -130,7 +130,7 @@ class ExplainOutput:
             if r.reason is not None and not any(_same_break(r.reason, b) for b in out.break_reasons):
                 out.break_reasons.append(r.reason)
             out.guards += str(r.entry.guards).splitlines()
-            out.entry_code += r.entry.body
+            out.entry_code += r.entry.code
             out.capture_time += r.seconds
             plans = [getattr(v, "__minidynamo_lowering__", None) for v in r.entry.namespace.values()]
             out.lowering += [f"graph {p.graph.name}: {p.summary()}" for p in plans if p is not None]

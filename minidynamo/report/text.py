@@ -86,7 +86,7 @@ def piece_text(p: Piece, by_fn: dict) -> list[str]:
     guards = p.guard_lines()
     lines += ["guards (all must hold to reuse this code):"] + [f"  {w}" for w, _ in guards] if guards \
         else ["guards: none"]
-    lines += ["compiled entry (runs after the guards pass):"] + [f"  {c}" for c in r.entry.body]
+    lines += ["compiled entry (runs after the guards pass):"] + [f"  {c}" for c in r.entry.code]
     glossary = p.code_glossary(by_fn)
     if glossary:
         lines += ["  where:"] + [f"    {name}: {what}" for name, what in glossary]

@@ -359,7 +359,7 @@ def _code(g: Guard, names: _Namer, shapes: dict[str, str], reads: Reads) -> str:
     if g.kind is TYPE:      # (a call's argument needs no parentheses, also around a `:=` binding)
         return f"{names.helper(type)}({text}) is {names.bind(v, v.__name__)}"
     if g.kind is ID:
-        return f"{e} is {_keyword(v) or names.bind(v)}"
+        return f"{e} is {repr(v) if v is None or v is True or v is False or v is Ellipsis else names.bind(v)}"
     if g.kind is EQUALS:
         return _equals_code(e, v, names)
     if g.kind is SHAPE:
@@ -408,10 +408,6 @@ def _equals_code(e: str, v: Any, names: _Namer) -> str:
             sign = ">" if math.copysign(1.0, v) > 0 else "<"
             return f"{e} == 0.0 and {names.helper(math.copysign)}(1.0, {e}) {sign} 0"
     return f"{e} == {names.literal(v)}"
-
-
-def _keyword(v: Any) -> str | None:
-    return repr(v) if v is None or v is True or v is False or v is Ellipsis else None
 
 
 def _is_inlinable(v: Any) -> bool:

@@ -14,10 +14,11 @@ from tests.backends.jax_support import Recorder, assert_close, md, run_both
 LARGE = (runner.WRAP_BYTES // 8) * 4        # float64 elements well above the zero-copy threshold
 
 
-def traced_piece(rec: Recorder):
-    """The engine Piece whose trace made the (single) jitted function of the recorded graph."""
+def traced_piece(rec: Recorder, unchecked: bool = False):
+    """The engine Piece whose trace made the (single) jitted function of the recorded graph (`unchecked`:
+    of its variant without finite checks, bounds.py)."""
     graph = rec.plans[0].pieces[0].graph
-    return engine._JITTED[engine._key(graph)][1]
+    return engine._JITTED[engine._key(graph) + (("unchecked",) if unchecked else ())][1]
 
 
 def test_small_results_of_one_dtype_come_back_packed():
@@ -57,7 +58,7 @@ def test_a_result_jax_may_forward_from_an_input_is_copied():
     rec = Recorder()
     x = np.arange(LARGE, dtype=np.float64) / LARGE
     got = md.compile(passthrough, backend=rec)(x)
-    assert traced_piece(rec).fresh_outputs[0] is False
+    assert rec.runs[0].proved[0] == 1 and traced_piece(rec, unchecked=True).fresh_outputs[0] is False
     got[0][:] = 7.0
     assert np.array_equal(x, np.arange(LARGE, dtype=np.float64) / LARGE)
     assert not np.shares_memory(got[0], x)
@@ -129,3 +130,72 @@ def test_a_large_result_inside_a_loop_body_is_checked_inside():
             grow(v.copy())
         with pytest.raises(FloatingPointError):
             compiled(v)
+
+
+# ---- calls proved free of nan/inf by their inputs' magnitudes (bounds.py) ----------------------------------
+
+def warnings_of(fn, *args):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn(*args)
+    return result, sorted(str(w.message) for w in caught)
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def gelu(x):
+    return 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+
+def test_a_proved_call_skips_the_finite_checks_and_an_unproved_one_keeps_numpys_warnings():
+    import pytest
+    rec = Recorder()
+    compiled = md.compile(softmax, backend=rec)
+    x = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
+    assert_close(compiled(x), softmax(x))
+    assert rec.runs[0].proved[0] == 1 and rec.fallbacks == 0
+    wide = x.copy()
+    wide[5, :2] = [-3e38, 3e38]             # x - max overflows in row 5: NumPy warns, the result stays finite
+    got, seen = warnings_of(compiled, wide)
+    expected, expected_seen = warnings_of(softmax, wide)
+    assert np.array_equal(got, expected) and seen == expected_seen and "overflow encountered in subtract" in seen
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        compiled(wide)
+    nan = x.copy()
+    nan[1, 3] = np.nan                      # a nan that comes in: NumPy's nan row, no warning
+    got, seen = warnings_of(compiled, nan)
+    expected, expected_seen = warnings_of(softmax, nan)
+    assert np.array_equal(got, expected, equal_nan=True) and seen == expected_seen
+    assert rec.runs[0].proved[0] == 1
+    assert_close(compiled(x), softmax(x))   # in bounds again: proved again
+    assert rec.runs[0].proved[0] == 2
+
+
+def test_an_overflow_only_an_intermediate_sees_still_warns():
+    rec = Recorder()
+    compiled = md.compile(gelu, backend=rec)
+    x = np.linspace(-3, 3, LARGE).astype(np.float32)
+    assert_close(compiled(x), gelu(x))
+    x[7] = 1e13                             # x ** 3 overflows; tanh turns the inf into 1, the result is finite
+    got, seen = warnings_of(compiled, x)
+    expected, expected_seen = warnings_of(gelu, x)
+    assert np.isfinite(expected).all() and expected_seen and seen == expected_seen
+    assert np.array_equal(got, expected) and rec.runs[0].proved[0] == 1 and rec.fallbacks == 1
+
+
+def test_a_negative_infinity_in_a_large_result_is_seen():
+    def f(x):
+        return np.log(x) * 2.0              # no proof (log of a value that may be 0): the result is checked
+    rec = Recorder()
+    compiled = md.compile(f, backend=rec)
+    x = np.linspace(1, 2, LARGE)
+    assert_close(compiled(x), f(x))
+    x[4] = 0.0                              # log(0) = -inf: NumPy warns divide by zero
+    got, seen = warnings_of(compiled, x)
+    expected, expected_seen = warnings_of(f, x)
+    assert seen == expected_seen == ["divide by zero encountered in log"] and np.array_equal(got, expected)
+    assert rec.runs[0].proved[0] == 0 and rec.fallbacks == 1

@@ -11,7 +11,9 @@ graph is one XLA compilation, shared by structurally equal graphs) and returns `
 3. runs the graph on NumPy when a data check computed inside the function fails: a float value that is
    not finite (NumPy would have warned, or raised under np.errstate), an index out of bounds, an integer
    division by zero (see ufuncs.py, indexing.py). Nothing was written yet, so NumPy reproduces exactly
-   the warnings, exceptions and partial writes eager code gives;
+   the warnings, exceptions and partial writes eager code gives. A graph with large results has a second
+   jitted variant without the finite checks (`_unchecked`), run for calls whose float inputs' magnitudes
+   prove that no value can become nan/inf (bounds.py);
 4. writes new values of the inputs the graph writes into (np.copyto), and returns writeable NumPy arrays
    (NumPy scalars for scalar specs); an output that is an input written in place is the input itself.
 
@@ -36,6 +38,7 @@ from ...graph.control import subgraphs
 from ...graph.ir import CONST, INPUT, ArraySpec, Graph, Node, PyScalarSpec, iter_nodes, map_nodes
 from ..aliasing import same_object_root, sliced_views, written_target
 from ..lowering import NotLowerable
+from .bounds import Proof
 from .finite import finite_sinks, poisoned
 from .pynumbers import check_cast
 from .runner import make_runner
@@ -155,8 +158,10 @@ def _check_one(node: Node, spec: ArraySpec, value: Any) -> None:
 class Piece:
     """What compile_piece knows about one graph: inputs, constants, writes, outputs and the traced rule."""
 
-    def __init__(self, graph: Graph, host_checks: bool = True) -> None:
-        """`host_checks=False` for a subgraph (control.py): all its checks are computed inside XLA."""
+    def __init__(self, graph: Graph, host_checks: bool = True, finite_checks: bool = True) -> None:
+        """`host_checks=False` for a subgraph (control.py): all its checks are computed inside XLA.
+        `finite_checks=False` for the variant a bounds.Proof lets run: no float value is checked or poisoned
+        (the other data checks, bounds and integer division, stay)."""
         self.graph = graph
         self.inputs = graph.inputs
         self.consts = [n for n in graph.nodes if n.op == CONST]
@@ -168,14 +173,15 @@ class Piece:
         # one result per object: an in-place result and its operand are the same array
         self.outputs = list({id(root[id(o)]): root[id(o)] for o in iter_nodes(graph.outputs)
                              if o.is_call and o.op != "setitem" and root[id(o)].op not in (INPUT, CONST)}.values())
-        self.poison = poisoned(graph)
-        self.sinks = finite_sinks(graph, self.poison)
+        self.poison = poisoned(graph) if finite_checks else {}
+        self.sinks = finite_sinks(graph, self.poison) if finite_checks else set()
         self.x64 = _needs_x64(graph)
         self.scalar_dtypes: dict[int, set] = {}
         self.checked = False            # whether the traced function returns a check flag last
         self.pack_dtype = _pack_dtype([n.spec for n in self.outputs + self.written_inputs])
-        # Large float results the graph must check are checked by the runner on the NumPy side (a SIMD sum
-        # of the result NumPy hands back anyway); inside XLA the check is a second, slower pass.
+        # Large float results the graph must check are checked by the runner on the NumPy side (a SIMD max
+        # of the result NumPy hands back anyway, inf turned into nan in XLA's fused loop: trace); inside XLA
+        # the check is a second, slower pass.
         self.host_checked = [] if self.pack_dtype is not None or not host_checks else [
             k for k, n in enumerate(self.outputs) if id(n) in self.sinks and isinstance(n.spec, ArraySpec)
             and not n.spec.scalar and n.spec.dtype.kind == "f"]
@@ -212,6 +218,8 @@ class Piece:
         # array when small and of one dtype, else one flat tuple (the cheapest structures for jit's call path).
         self.checked = bool(cx.checks)
         flat = [cx.val(n) for n in self.outputs] + [cx.val(n) for n in self.written_inputs]
+        for k in self.host_checked:     # inf becomes nan, finite values (also -0.0) stay: see runner.all_finite
+            flat[k] = flat[k] - (flat[k] - flat[k])
         flag = (jnp.all(jnp.stack(cx.checks)),) if cx.checks else ()
         if self.pack_dtype is not None:
             return jnp.concatenate([jnp.ravel(v).astype(self.pack_dtype) for v in flat + list(flag)])
@@ -257,9 +265,14 @@ def _abstract(node: Node) -> Any:
 
 def compile_piece(graph: Graph) -> Callable[..., tuple]:
     """The run function of a graph every op of which the table lowers (see the module docstring)."""
-    key = _key(graph)
-    cached = _JITTED.get(key)
     piece = Piece(graph)
+    jitted, traced = _jitted(piece, _key(graph))
+    return make_runner(piece, jitted, traced, codegen.compile_graph(graph), _unchecked(piece))
+
+
+def _jitted(piece: Piece, key: tuple) -> tuple:
+    """(jax.jit of piece.trace, the Piece traced), shared by structurally equal graphs."""
+    cached = _JITTED.get(key)
     if cached is None:
         jitted = jax.jit(piece.trace)
         abstract = [_abstract(n) for n in piece.inputs + piece.consts]
@@ -270,8 +283,20 @@ def compile_piece(graph: Graph) -> Callable[..., tuple]:
         cached = _JITTED[key] = (jitted, piece)
         if len(_JITTED) > _JITTED_LIMIT:           # the oldest goes (it keeps its graph and constants alive)
             _JITTED.pop(next(iter(_JITTED)))
-    jitted, traced = cached
-    return make_runner(piece, jitted, traced, codegen.compile_graph(graph))
+    return cached
+
+
+def _unchecked(piece: Piece) -> tuple | None:
+    """(jitted, traced, proof) of the graph without finite checks, for the calls whose inputs' magnitudes
+    prove that no nan/inf can appear (bounds.py); None when there is no finite check to drop, when the
+    results are small (their checks are part of the one packed read) or when some op has no interval rule."""
+    if piece.pack_dtype is not None or not (piece.sinks or piece.poison or piece.host_checked):
+        return None
+    proof = Proof(piece.graph)
+    if proof.reason is not None:
+        return None
+    bare = Piece(piece.graph, finite_checks=False)
+    return _jitted(bare, _key(piece.graph) + ("unchecked",)) + (proof,)
 
 
 def _context(x64: bool) -> Any:

@@ -337,7 +337,7 @@ def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[st
     re-run, so each write happens once. Only a graph that writes, has no write-backs and no operation
     inside a try/with region may skip that: its exception leaves the function just as eager's does, and its
     partial writes are exactly what eager leaves behind."""
-    # The graph reads its inputs from the locals the guard check bound (cache.RELEASE_READS), and those are
+    # The graph reads its inputs from the locals the guard check bound (guards.RELEASE_READS), and those are
     # dropped on every way out of the call, before any of the function's own code runs.
     ctx.guards.read_later(src.expr() for src, _ in ctx.inputs)
     rerun = [f"    return ___eager({forward})"]

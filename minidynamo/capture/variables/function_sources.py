@@ -45,10 +45,16 @@ def structural_guards(ctx: "CaptureContext", fn: types.FunctionType, source: Sou
 
 
 def default_var(ctx: "CaptureContext", fn: types.FunctionType, source: Source, sig: inspect.Signature,
-                param: inspect.Parameter) -> "Var":
+                param: inspect.Parameter, identity: bool) -> "Var":
     """The default value a call used for `param`, read through `fn.__defaults__[i]` or
     `fn.__kwdefaults__[name]` (guarded like any value from a source: by value if a constant, as a graph
-    input if an array). The number of positional defaults decides which parameter `i` belongs to."""
+    input if an array). The number of positional defaults decides which parameter `i` belongs to. A
+    function whose identity is guarded keeps its defaults tuple until it is replaced as a whole, so one
+    identity guard on the tuple covers every positional default."""
+    if param.kind in _POSITIONAL and identity:
+        attr = AttrSource(source, "__defaults__")
+        ctx.guard([G.Guard(attr.expr(), G.GuardKind.ID, fn.__defaults__, attr.describe())])
+        return ctx.wrap_default(param.default)
     if param.kind in _POSITIONAL:
         with_default = [p.name for p in sig.parameters.values() if p.kind in _POSITIONAL and p.default is not p.empty]
         attr = AttrSource(source, "__defaults__")

@@ -105,13 +105,12 @@ class UserFunctionVar(Var):
             args = [self.bound_self, *args]
         ctx, fn, src = frame.ctx, self.fn, self.source
         sig = ctx.signature(fn)
-        if src is None:       # a method found on a guarded class: fixed by the class attribute's guard
-            bound = bind_arguments(frame, sig, args, kwargs, fn.__qualname__)
-            cells = [ctx.cell_box(c) for c in (fn.__closure__ or ())]
-            return frame.inline(fn.__code__, bound, cells, fn.__globals__, fn.__qualname__)
+        if src is None:       # a method found on a guarded class: the object is fixed, its code and defaults not
+            from ..sources import NamespaceSource
+            src = NamespaceSource(ctx.bind(fn, "fn"), fn.__qualname__)
         fs.structural_guards(ctx, fn, src, self.identity_guarded())
         bound = bind_arguments(frame, sig, args, kwargs, fn.__qualname__,
-                               lambda p: fs.default_var(ctx, fn, src, sig, p))
+                               lambda p: fs.default_var(ctx, fn, src, sig, p, self.identity_guarded()))
         cells = [ctx.cell_box(c) for c in (fn.__closure__ or ())] if self.identity_guarded() else \
             fs.closure_boxes(ctx, fn, src)
         return frame.inline(fn.__code__, bound, cells, fn.__globals__, fn.__qualname__)

@@ -257,3 +257,51 @@ def test_identity_of_two_fresh_functions_is_a_relation():
     g = make_scaler(2.0)
     r = check(same_function, g, x, g, calls=[(make_scaler(1.0), x, make_scaler(1.0)), (g, x, g)])
     assert r.reasons == [] and r.stats.captures == 2     # `is` True, then `is` False: no identity pinned
+
+
+def test_method_code_and_defaults_changes_fail_a_guard():
+    # A method is one object for its class's lifetime, but its __code__ and __defaults__ are writable.
+    class Layer:
+        def __init__(self, s):
+            self.s = s
+
+        def act(self, y, b=1.0):
+            return y * self.s + b
+
+        def __call__(self, x):
+            return self.act(np.tanh(x))
+
+    def minus(self, y, b=1.0):
+        return y - self.s - b
+
+    def run(layer, x):
+        return layer(x)
+    compiled, x, layer = md.compile(run), np.arange(3.0), Layer(2.0)
+    np.testing.assert_array_equal(compiled(layer, x), run(layer, x))
+    Layer.act.__defaults__ = (5.0,)
+    np.testing.assert_array_equal(compiled(layer, x), run(layer, x))
+    Layer.act.__code__ = minus.__code__
+    np.testing.assert_array_equal(compiled(layer, x), run(layer, x))
+    assert md.stats(compiled).captures == 3
+
+
+def module_helper(y, b=1.0, *, c=2.0):
+    return y * b + c
+
+
+def calls_module_helper(x):
+    return module_helper(np.cos(x))
+
+
+def test_module_level_function_defaults_and_code_changes_fail_a_guard():
+    saved = module_helper.__defaults__, module_helper.__kwdefaults__, module_helper.__code__
+    compiled, x = md.compile(calls_module_helper), np.arange(3.0)
+    try:
+        for change in [lambda: None, lambda: setattr(module_helper, "__defaults__", (3.0,)),
+                       lambda: setattr(module_helper, "__kwdefaults__", {"c": -1.0}),
+                       lambda: setattr(module_helper, "__code__", (lambda y, b=1.0, *, c=2.0: y - b - c).__code__)]:
+            change()
+            np.testing.assert_array_equal(compiled(x), calls_module_helper(x))
+        assert md.stats(compiled).captures == 4
+    finally:
+        module_helper.__defaults__, module_helper.__kwdefaults__, module_helper.__code__ = saved

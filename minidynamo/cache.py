@@ -163,8 +163,10 @@ class FunctionCache:
         # an unspecialized counter), and the entry that keeps failing should not be checked on every call.
         for e in reversed(entries):
             expr = e.guards.expression(e.tag) or "True"
-            lines += ["    try:", f"        ___hit = {expr}", "    except Exception:  # a guard that cannot be "
-                      "evaluated (missing global, wrong type) is a miss", "        ___hit = False"]
+            # In a test, each `and` is one conditional jump (as a value it also copies and pops), and the
+            # truth of the last guard is taken inside the try too.
+            lines += ["    try:", f"        ___hit = True if ({expr}) else False", "    except Exception:  # a guard "
+                      "that cannot be evaluated (missing global, wrong type) is a miss", "        ___hit = False"]
             held = e.guards.bound_locals(e.tag)
             release = f"{' = '.join(held)} = None" if held else None
             body = _reusing_reads(e, release)

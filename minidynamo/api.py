@@ -18,8 +18,8 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import config as _config
-from .backends import call_backend, get_backend
-from .cache import Entry, FunctionCache, Mode
+from .backends import call_backend, get_backend, returns_numpy_arrays
+from .cache import Entry, FunctionCache, Mode, call_moving
 from .capture.breaks import BreakCategory, BreakReason
 from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
@@ -73,13 +73,15 @@ class CompiledState:
             entry = self._decide(seen, args, kwargs)
             if isinstance(entry, Entry):
                 self._in_miss.active = True
-        if entry == "eager":
-            return self.fn(*args, **kwargs)
-        if entry == "retry":    # another thread changed the cache while we waited: its code may well hit
-            return self.cache.dispatcher(*args, **kwargs)
+        # ("retry": another thread changed the cache while we waited: its code may well hit)
+        target = self.fn if entry == "eager" else self.cache.dispatcher
+        pending = [*reversed(args)]
+        del args                # the callee gets the only references this frame had (cache.moved)
+        if not isinstance(entry, Entry):
+            return call_moving(target, pending, kwargs)
         before = entry.hits[0]
         try:   # the new entry's guards pass for these arguments; this call is a miss, not a hit
-            return self.cache.dispatcher(*args, **kwargs)
+            return call_moving(target, pending, kwargs)
         finally:
             self._in_miss.active = False
             if entry.hits[0] > before:
@@ -303,14 +305,19 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
                                           _children=children)
         try:
             part = capture_around_break(fn, args, kwargs, reason, name=name, tag=tag, limits=limits,
-                                        compile_fn=compile_child, children=children)
+                                        compile_fn=compile_child, children=children,
+                                        keep_dead=returns_numpy_arrays(backend))
         except (CannotResume, GraphBreak) as why:   # GraphBreak: the restart broke at another place
             reason.fallback = str(why) if isinstance(why, CannotResume) else \
                 f"restart broke at another place: {why.reason.message}"
             ctx = getattr(e, "ctx", None)
             guards = ctx.guards if ctx is not None else GuardSet()
             entry = Entry(guards, [f"return ___eager({_forward(fn)})"], dict(ctx.namespace) if ctx else {}, tag)
+            if ctx is not None:
+                ctx.release()
             return _recorded(CaptureRecord(fn, entry, None, reason, time.perf_counter() - start))
+        if getattr(e, "ctx", None) is not None:
+            e.ctx.release()
         ctx, body = part.ctx, part.body
     compiled = None
     if body.lines and body.lines[0].startswith("___o"):
@@ -323,6 +330,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         lines = restoring_rng(body.graph_key, lines, body.graph, ctx.inputs, namespace)
     entry = Entry(ctx.guards, lines, namespace, tag)
     ctx.shape_env.freeze()    # the guards are final: a later decision on a symbol would go unguarded
+    ctx.release()
     record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start, shape_env=ctx.shape_env)
     log("graph_code").debug("graph of %s:\n%s", fn.__qualname__, body.graph)
     log("guards").debug("guards of %s:\n%s", fn.__qualname__, ctx.guards)

@@ -66,8 +66,35 @@ class Stats:
     dynamic_dims: dict[str, str] = field(default_factory=dict)   # `x.shape[0]` -> why it became symbolic
 
 
+def moved(name: str) -> str:
+    """An expression that hands the value of local `name` to a call and unbinds the local, so the callee
+    holds the only reference this frame had (`ndarray.resize` counts them): for a final call only."""
+    return f"({name}, {name} := None)[0]"
+
+
+_MOVERS: dict[tuple, Callable[[Callable, list, dict], Any]] = {}
+
+
+def call_moving(fn: Callable, pending: list, kwargs: dict) -> Any:
+    """`fn(*reversed(pending), **kwargs)`, emptying `pending` and `kwargs` as the arguments go onto the
+    stack, so fn's frame holds the only references the caller had (as in `moved`). Keyword names that are
+    not identifiers go through `**`, whose argument tuple stays alive during the call (one reference more)."""
+    keys = tuple(kwargs)
+    if not all(k.isidentifier() for k in keys):
+        args = pending[::-1]
+        pending.clear()
+        return fn(*args, **kwargs)
+    mover = _MOVERS.get((len(pending), keys))
+    if mover is None:
+        named = "".join(f"{k}=kw.pop({k!r}), " for k in keys)
+        mover = _MOVERS[(len(pending), keys)] = eval(f"lambda f, m, kw: f({'m.pop(), ' * len(pending)}{named})")
+    return mover(fn, pending, kwargs)
+
+
 def signature_text(sig: inspect.Signature) -> tuple[str, str]:
-    """(parameter list without defaults, call expression forwarding every parameter)."""
+    """(parameter list without defaults, call expression forwarding every parameter). The call moves each
+    named parameter (`moved`): the dispatcher forwards them only in its last call, and the frame it calls
+    then sees the references an eager call gives it."""
     params, call = [], []
     seen_star = False
     kinds = inspect.Parameter
@@ -79,9 +106,9 @@ def signature_text(sig: inspect.Signature) -> tuple[str, str]:
         elif p.kind is kinds.KEYWORD_ONLY:
             if not seen_star:
                 params.append("*"); seen_star = True
-            params.append(p.name); call.append(f"{p.name}={p.name}")
+            params.append(p.name); call.append(f"{p.name}={moved(p.name)}")
         else:
-            params.append(p.name); call.append(p.name)
+            params.append(p.name); call.append(moved(p.name))
     posonly = [p for p in sig.parameters.values() if p.kind is kinds.POSITIONAL_ONLY]
     if posonly:
         params.insert(len(posonly), "/")

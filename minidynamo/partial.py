@@ -29,8 +29,9 @@ from typing import Any, Callable
 from . import pyversion
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.instructions import decode
+from .cache import call_moving
 from .capture.interpreter import capture_function
-from .stitch.breaking import LoopState, loop_state_expr, prepare_break, prepare_loop_back
+from .stitch.breaking import LoopState, hand_over, loop_state_expr, prepare_break, prepare_loop_back
 from .errors import CannotResume
 from .stitch.resume import resume_function
 from .report import log
@@ -112,25 +113,43 @@ class _Children:
 _EXHAUSTED = object()
 
 
-def drive_for(res: Any, header: int, body: Callable[[tuple, int], Any], exit_: Callable[[tuple, int], Any]) -> Any:
-    """Run the rest of the for-loop at `header`: FOR_ITER in plain Python, one captured body call per
-    iteration. A state for another loop (an enclosing one) or a final result is passed on to the caller."""
-    while type(res) is LoopState and res.header == header:
-        # Not `except StopIteration:` around the exit: the code after the loop would run inside that
-        # handler, its exceptions chained to the StopIteration and the handler's traceback keeping this
-        # frame's locals referenced (eager FOR_ITER leaves no trace of the exhausted iterator).
-        item = next(res.stack[-1], _EXHAUSTED)
-        if item is _EXHAUSTED:
-            return exit_(res.names, len(res.stack) - 1)(*res.values, *res.stack[:-1])
-        res = body(res.names, len(res.stack))(*res.values, *res.stack, item)
-    return res
+def for_driver(header: int, body: Callable[[tuple, int], Any], exit_: Callable[[tuple, int], Any]) -> Callable:
+    """The driver of the for-loop at `header`: FOR_ITER in plain Python, one captured body call per
+    iteration. A state for another loop (an enclosing one) or a final result is passed on to the caller.
+    A plain function, not a partial: the entry's call then hands it the only reference to the state."""
+    def drive(res: Any) -> Any:
+        while type(res) is LoopState and res.header == header:
+            # Not `except StopIteration:` around the exit: the code after the loop would run inside that
+            # handler, its exceptions chained to the StopIteration and the handler's traceback keeping this
+            # frame's locals referenced (eager FOR_ITER leaves no trace of the exhausted iterator).
+            item = next(res.stack[-1], _EXHAUSTED)
+            if item is _EXHAUSTED:
+                fn = exit_(res.names, len(res.stack) - 1)
+                res = _arguments(res, res.stack[:-1])
+                return call_moving(fn, res, {})
+            fn = body(res.names, len(res.stack))
+            res = _arguments(res, (*res.stack, item))
+            item = None
+            res = call_moving(fn, res, {})
+        return res
+    return drive
 
 
-def drive_while(res: Any, header: int, loop: Callable[[tuple, int], Any]) -> Any:
-    """Run the rest of the while-loop at `header`: one captured call per iteration, from the test on."""
-    while type(res) is LoopState and res.header == header:
-        res = loop(res.names, len(res.stack))(*res.values, *res.stack)
-    return res
+def while_driver(header: int, loop: Callable[[tuple, int], Any]) -> Callable:
+    """The driver of the while-loop at `header`: one captured call per iteration, from the test on."""
+    def drive(res: Any) -> Any:
+        while type(res) is LoopState and res.header == header:
+            fn = loop(res.names, len(res.stack))
+            res = _arguments(res, res.stack)
+            res = call_moving(fn, res, {})
+        return res
+    return drive
+
+
+def _arguments(state: LoopState, stack: tuple) -> list:
+    """The next call's arguments (locals, then stack) for call_moving, which hands the callee the only
+    references (the driver keeps none, as eager's loop keeps none beyond its frame's)."""
+    return [*reversed(stack), *reversed(state.values)]
 
 
 def _driver(kids: _Children, start: int, outer: tuple[int, ...]) -> Any:
@@ -141,12 +160,12 @@ def _driver(kids: _Children, start: int, outer: tuple[int, ...]) -> Any:
         body = functools.lru_cache(None)(
             lambda names, depth: kids.resume(start + 1, (True,) * (depth + 1), names, drives))
         exit_ = functools.lru_cache(None)(lambda names, depth: kids.resume(exit_index, (True,) * depth, names, outer))
-        return functools.partial(drive_for, header=start, body=body, exit_=exit_)
+        return for_driver(start, body, exit_)
     loop = functools.lru_cache(None)(lambda names, depth: kids.resume(start, (True,) * depth, names, drives))
-    return functools.partial(drive_while, header=start, loop=loop)
+    return while_driver(start, loop)
 
 
-def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_header: bool) -> str:
+def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_header: bool) -> list[str]:
     """The entry's last line: call the resume function; inside loops no driver runs yet, start one per
     such loop level (innermost called first, each passing what it does not handle to the next)."""
     ctx = frame.ctx
@@ -162,18 +181,21 @@ def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_
             raise CannotResume("a loop header the frame cannot hand to a driver")
         result = loop_state_expr(ctx, k, list(names), parts.local_exprs, parts.stack_exprs)
     else:
-        first = kids.resume(index, tuple(parts.layout), names, drives)
-        result = f"{ctx.bind(first, 'resume')}({args})"
+        first = ctx.bind(kids.resume(index, tuple(parts.layout), names, drives), 'resume')
+        result = f"{first}({args})"
+    wrap = "{}"
     for level, start in enumerate(new):
         if kids.ins.in_try[start] and kids.ins.instrs[start].name == "FOR_ITER":
             raise CannotResume("a for-loop inside a try block: its driver's next() would raise outside it")
-        result = f"{ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')}({result})"
-    return f"return {result}"
+        wrap = f"{ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')}({wrap})"
+    if not at_header:        # the entry's last call: hand the resume function the entry's references
+        return hand_over(frame, parts, first, wrap)
+    return [f"return {wrap.format(result)}"]
 
 
 def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reason: BreakReason, *,
                          name: str, tag: str, limits: dict, compile_fn: Callable[[types.FunctionType], Any],
-                         children: dict) -> PartialCapture:
+                         children: dict, keep_dead: bool = True) -> PartialCapture:
     """The capture up to the break and the entry that resumes after it; raises CannotResume saying why
     this break cannot be stitched around."""
     check_resumable(fn, reason)
@@ -193,9 +215,9 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
         raise CannotResume("a break inside a try/with block runs the frame eagerly on Python 3.11 "
                            "(re-raising in place crashed CPython 3.11; see pyversion.CAN_RAISE_IN_PLACE)")
     parts = prepare_break(ctx, second.frame, kids.callee, at_header,
-                          functools.partial(kids.raiser, k) if in_try else None)
+                          functools.partial(kids.raiser, k) if in_try else None, keep_dead)
     last = _continuation(kids, second.frame, parts, info, at_header)
-    return PartialCapture(ctx, entry_body(ctx, parts.em, parts.lines + [last]))
+    return PartialCapture(ctx, entry_body(ctx, parts.em, parts.lines + last))
 
 
 def loop_back_body(fn: types.FunctionType, ctx: Any, frame: Any) -> EntryBody:

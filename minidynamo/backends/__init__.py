@@ -10,7 +10,7 @@ from .dask_backend import dask_backend
 from .eager import eager
 from .jax_lowering import jax_backend
 from .numpy_codegen import numpy_codegen
-from .registry import Backend, call_backend, get_backend, list_backends, register_backend
+from .registry import Backend, call_backend, get_backend, list_backends, register_backend, returns_numpy_arrays
 
 DEFAULT_BACKEND = "numpy"
 

@@ -53,6 +53,12 @@ def list_backends() -> list[str]:
     return sorted(_BACKENDS)
 
 
+def returns_numpy_arrays(backend: Backend) -> bool:
+    """Whether the graph's results are the arrays NumPy itself makes (not an engine's, such as jax or dask,
+    which carry `__minidynamo_requires__`): only then do the references to them behave as eager's do."""
+    return getattr(backend, "__minidynamo_requires__", None) is None
+
+
 def takes_config(backend: Backend) -> bool:
     """Whether the backend accepts the per-function config as a keyword `config`."""
     try:

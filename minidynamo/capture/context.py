@@ -114,6 +114,14 @@ class CaptureContext:
         for g in guards:
             self.guards.add(g)
 
+    def release(self) -> None:
+        """The capture is over: drop the references it kept to the caller's arrays (to keep their ids
+        unique while it ran). A cache entry outlives its capture, and an array it kept alive would stay in
+        memory and have one reference too many (`ndarray.resize` would refuse it where eager allows it)."""
+        self._alive.clear()
+        self._inputs_by_id.clear()
+        self.shape_env.on_guard = None
+
     def _relation_guard(self, python: str, text: str) -> None:
         """A decision the shape environment took on symbolic sizes becomes a dispatcher guard."""
         self.guards.add(G.Guard(python, G.GuardKind.HOLDS, True))

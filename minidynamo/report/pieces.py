@@ -286,6 +286,8 @@ _FIXED = {
                 "traceback and side effects are exactly eager's)",
     "___snap": "copies of the input arrays the graph writes into, restored if the graph raises",
     "___LoopState": "the live locals handed back to the loop driver at the loop header",
+    "___m": "the resume function's arguments, popped onto its call so the entry keeps no reference",
+    "___k": "arrays of locals the rest of the function never reads, kept alive as long as eager keeps them",
 }
 
 
@@ -302,8 +304,7 @@ def gloss_name(name: str, value: Any, piece: Piece, pieces_by_fn: dict) -> str:
         target = pieces_by_fn.get(state.fn)
         what = f"“{target.title}”" if target is not None else state.fn.__qualname__
         return f"the compiled {what}" if target is None else f"the compiled piece {what}"
-    func = getattr(value, "func", None)
-    if func is not None and getattr(func, "__name__", "").startswith("drive_"):
+    if getattr(value, "__qualname__", "").startswith(("for_driver.", "while_driver.")):
         return "the loop driver: runs the loop's test/iterator in plain Python and calls the compiled loop " \
                "body once per iteration"
     if value is not None and getattr(value, "__name__", None):

@@ -11,6 +11,7 @@ compiled resume function (the caller owns compiling and caching it).
 from __future__ import annotations
 
 import inspect
+import re
 import types
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -20,7 +21,7 @@ from bytecode import Instr
 from ..capture.context import CaptureContext
 from ..capture.frame import Frame
 from ..capture.handlers import PLAIN, Plain
-from ..capture.variables.array import ArrayMethodVar
+from ..capture.variables.array import ArrayMethodVar, ArrayVar
 from ..capture.variables.base import MethodVar, Var
 from ..capture.variables.functions import BoundMethodVar, UserFunctionVar
 from ..capture.variables.objects import UserObjectVar
@@ -140,12 +141,15 @@ def _live_locals(frame: Frame, em: BreakEmitter, at: int) -> tuple[list[str], li
 
 
 def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[Any], Any],
-                  at_loop_header: bool = False, raiser_for: Callable[..., Any] | None = None) -> BreakParts:
+                  at_loop_header: bool = False, raiser_for: Callable[..., Any] | None = None,
+                  keep_dead: bool = True) -> BreakParts:
     """Graph, write-backs and the breaking instruction (as Python) for a root frame stopped before
     instruction `frame.current`; the caller adds the continuation and calls stitched.entry_body. At a loop
     header nothing is executed here: the loop driver takes over from that instruction. Inside a try block,
     `raiser_for(stack_layout, local_names)` gives the function that raises the instruction's exception
-    where the instruction stands, so the block's own handlers catch it (see _raise_in_place)."""
+    where the instruction stands, so the block's own handlers catch it (see _raise_in_place). `keep_dead`:
+    keep the arrays of locals nothing reads any more alive (`___k`), as eager does; pointless where the
+    backend makes its own arrays, which would then have to hand over results nobody reads."""
     em = BreakEmitter(ctx, compiled_callee)
     temps, writes = writeback_lines(ctx, em)
     instr = frame.ins.instrs[frame.current]
@@ -157,7 +161,83 @@ def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[
     layout = [v is not None for v in kept] + [p is not None for p in pushed]
     stack_exprs = [em.value(v) for v in kept if v is not None] + [p for p in pushed if p is not None]
     names, values = _live_locals(frame, em, frame.current + offset)
+    kept_dead = _dead_arrays(frame, em, names) if keep_dead else []
+    if kept_dead:        # eager's frame keeps them until it returns: as many references, as long
+        writes = writes + [f"___k = ({''.join(e + ', ' for e in kept_dead)})"]
+    if raiser_for is None:
+        release, run_lines = release_temps(ctx, em, temps, run_lines, stack_exprs + values + kept_dead)
+        writes = writes + release
     return BreakParts(em, temps + writes + run_lines, frame.current + offset, layout, stack_exprs, names, values)
+
+
+def _dead_arrays(frame: Frame, em: BreakEmitter, live: list[str]) -> list[str]:
+    """Expressions of the arrays held by locals the rest of the function never reads (parameters aside:
+    the entry's own parameters keep those)."""
+    dead = [v for n, v in frame.locals.items() if n not in live and not n.startswith(STACK_PREFIX)
+            and n not in frame.code.co_cellvars and isinstance(v, ArrayVar)]
+    return [e for e in (em.value(v) for v in dead) if not e.isidentifier()]
+
+
+_TEMP = re.compile(r"(?<![\w'\"])(___[vt]\d+)(?![\w'\"])")
+_OUTPUT = re.compile(r"___o\[(\d+)\]")
+
+
+def release_temps(ctx: CaptureContext, em: BreakEmitter, temps: list[str], run_lines: list[str],
+                  later: list[str]) -> tuple[list[str], list[str]]:
+    """Drop the entry's own references before the breaking instruction runs, so the objects it touches
+    have the references eager Python gives them (`ndarray.resize` refuses an array with one too many).
+
+    Eager holds a value read from a source (`obj.buf`) only on the stack, and the instruction consumes
+    it: a prelude temp read only by the instruction is moved into it (`(t, t := None)[0]`), other temps
+    nothing reads any more are deleted, and graph outputs nothing reads any more are dropped from `___o`.
+    Returns (lines to run before the instruction, the instruction's lines)."""
+    text = "\n".join(later)
+    defined = [line.split(" = ", 1)[0] for line in [*em.prelude, *temps] if _TEMP.fullmatch(line.split(" = ", 1)[0])]
+    uses = {name: sum(_TEMP.findall(line).count(name) for line in run_lines) for name in defined}
+    release = []
+    dead = [n for n, k in uses.items() if k == 0 and not re.search(rf"\b{n}\b", text)]
+    if dead:
+        release.append(f"del {', '.join(dead)}")
+    moved = {n for n, k in uses.items() if k == 1 and not re.search(rf"\b{n}\b", text)}
+    run_lines = [_TEMP.sub(lambda m: f"({m[1]}, {m[1]} := None)[0]" if m[1] in moved else m[1], line)
+                 for line in run_lines]
+    used = {int(i) for line in [*run_lines, *later] for i in _OUTPUT.findall(line)}
+    n = len(em.outputs)
+    if any(node.is_call for node in ctx.graph.nodes) and n and len(used) < n:
+        release.append("___o = (" + "".join(f"___o[{i}], " if i in used else "None, " for i in range(n)) + ")")
+    return release, run_lines
+
+
+_ASSIGNED = re.compile(r"^\s*((?:___\w+\s*,\s*)*___\w+)\s*=(?!=)")
+_GENERATED_LOCAL = re.compile(r"___(?:o|r|x|exc|[vtc]\d+)")
+
+
+def hand_over(frame: Frame, parts: BreakParts, resume: str, wrap: str = "{}") -> list[str]:
+    """The entry's last lines: call the resume function holding no reference the eager frame would not
+    hold. Its arguments go into a list popped straight onto the call's stack (Python moves those into
+    the callee's frame); the entry's temps are cleared, and so is each parameter whose local the resume
+    function now holds, or that the function has rebound (eager dropped that reference), and a resume
+    function's stack parameters (eager's stack gave those up when they were consumed). A parameter the
+    function no longer reads but never rebound stays: eager's frame keeps it until it returns too.
+    `wrap` is the call's context: the loop drivers it starts (`drive({})`)."""
+    args = parts.local_exprs + parts.stack_exprs
+    passed = set(parts.local_names)
+    code = frame.code
+    nparams = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) \
+        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    clear = [p for p in code.co_varnames[:nparams]
+             if p in passed or p.startswith(STACK_PREFIX) or not _still_bound(frame, p)]
+    temps = {name.strip() for line in [*parts.em.prelude, *parts.lines] if (m := _ASSIGNED.match(line))
+             for name in m[1].split(",") if _GENERATED_LOCAL.fullmatch(name.strip())}
+    clear += sorted(temps | {"___o"})
+    return [f"___m = [{''.join(a + ', ' for a in reversed(args))}]", f"{' = '.join(clear)} = None",
+            f"return {wrap.format(resume + '(' + '___m.pop(), ' * len(args) + ')')}"]
+
+
+def _still_bound(frame: Frame, name: str) -> bool:
+    """Whether local `name` still holds the argument the function was called with."""
+    source = getattr(frame.locals.get(name), "source", None)
+    return source is not None and source.expr() == name
 
 
 def _raise_in_place(frame: Frame, em: BreakEmitter, lines: list[str], raiser_for: Callable[..., Any]) -> list[str]:

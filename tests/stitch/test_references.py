@@ -1,0 +1,171 @@
+"""The references a compiled frame holds are the ones eager Python holds: `ndarray.resize` refuses an array
+with more than its owner's and the call's own, so one reference too many (a temp of the entry, a graph
+output kept past a break, a capture that kept its inputs, a driver that kept the loop state) turns a
+working resize into a ValueError, and one too few turns eager's ValueError into a silent resize.
+
+Each function is called with fresh arrays (no reference from the test), eagerly and compiled, three
+times (the first call captures, the others hit), and must print the same reference counts and give the
+same results or exceptions."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+
+
+def attr_resized_before_break(obj, x):
+    y = x * 2
+    obj.buf.resize(5)          # the break: obj.buf is read from a source, resized in the entry
+    return y + obj.buf.sum()
+
+
+def attr_resized_after_print(obj, x):
+    y = x * 2
+    print("step")
+    obj.buf.resize(5)
+    return y + obj.buf.sum()
+
+
+def attr_resized_after_append(obj, x):
+    y = x * 2
+    obj.log.append(y)          # a write-back before the break
+    obj.buf.resize(5)
+    return y
+
+
+def local_resized_after_print(x):
+    b = x * 2
+    print("step", sys.getrefcount(b))
+    b.resize(5)
+    return b
+
+
+def local_resized_after_data_dependent_if(x):
+    b = x * 2
+    if b.sum() > 0:
+        b.resize(5)
+    return b
+
+
+def argument_resized_after_print(x):
+    print("step", sys.getrefcount(x))
+    x.resize(5)
+    return x
+
+
+def argument_resized_without_break(x):
+    x.resize(5)
+    return x
+
+
+def alias_of_rebound_argument(x):
+    y = x
+    x = x * 2
+    print("step", sys.getrefcount(y))
+    y.resize(5)                # eager dropped the argument's first name when x was rebound
+    return y, x
+
+
+def alias_of_unread_argument(x):
+    c = x
+    print("step")              # (while this runs the entry holds the object once, eager twice: x and c)
+    c.resize(5)                # x is never read again, but eager's frame still holds it: ValueError
+    return c
+
+
+def alias_in_unread_local(x):
+    b = x + 1
+    t = b
+    print("step", sys.getrefcount(b))
+    b.resize(5)                # t is never read again, but eager's frame still holds it: ValueError
+    return b
+
+
+def resized_after_loop_of_prints(x, n):
+    b = x * 2
+    for i in range(n):
+        print(i, sys.getrefcount(b))
+    b.resize(5)
+    return b
+
+
+def resized_after_while_of_prints(x, n):
+    b = x * 2
+    i = 0
+    while i < n:
+        print(i, sys.getrefcount(b))
+        i += 1
+    b.resize(5)
+    return b
+
+
+def keyword_argument_resized(x, *, k=1):
+    print("step")
+    x.resize(5)
+    return x * k
+
+
+def resize_without_refcheck(x):
+    b = x * 2
+    t = b
+    print("step")
+    b.resize(5, refcheck=False)
+    return b
+
+
+CASES = [
+    (attr_resized_before_break, lambda: (SimpleNamespace(buf=np.arange(3.0)), np.ones(2)), {}),
+    (attr_resized_after_print, lambda: (SimpleNamespace(buf=np.arange(3.0)), np.ones(2)), {}),
+    (attr_resized_after_append, lambda: (SimpleNamespace(buf=np.arange(3.0), log=[]), np.ones(2)), {}),
+    (local_resized_after_print, lambda: (np.arange(3.0),), {}),
+    (local_resized_after_data_dependent_if, lambda: (np.arange(3.0),), {}),
+    (argument_resized_after_print, lambda: (np.arange(3.0),), {}),
+    (argument_resized_without_break, lambda: (np.arange(3.0),), {}),
+    (alias_of_rebound_argument, lambda: (np.arange(3.0),), {}),
+    (alias_of_unread_argument, lambda: (np.arange(3.0),), {}),
+    (alias_in_unread_local, lambda: (np.arange(3.0),), {}),
+    (resized_after_loop_of_prints, lambda: (np.arange(3.0), 3), {}),
+    (resized_after_while_of_prints, lambda: (np.arange(3.0), 3), {}),
+    (keyword_argument_resized, lambda: (np.arange(3.0),), {"k": 2}),
+    (resize_without_refcheck, lambda: (np.arange(3.0),), {}),
+]
+
+
+def _calls(fn, make, kwargs, n=3):
+    """Results (repr or exception type) and stdout of n calls, each on fresh arguments nobody else holds."""
+    out = io.StringIO()
+    results = []
+    with contextlib.redirect_stdout(out):
+        for _ in range(n):
+            try:
+                results.append(repr(fn(*make(), **kwargs)))
+            except Exception as e:              # noqa: BLE001 - compared with eager's
+                results.append(type(e).__name__)
+    return results, out.getvalue()
+
+
+@pytest.mark.parametrize("fn, make, kwargs", CASES, ids=[c[0].__name__ for c in CASES])
+def test_same_references_as_eager(fn, make, kwargs):
+    eager = _calls(fn, make, kwargs)
+    compiled = _calls(md.compile(fn, options={"suppress_errors": False}), make, kwargs)
+    assert compiled == eager
+
+
+def test_capture_keeps_no_reference_to_its_inputs():
+    """A cache entry outlives its capture: the capture's own list of the arrays it saw must go."""
+    def f(obj, x):
+        y = x * 2
+        print("step")
+        return y + obj.buf
+    obj, x = SimpleNamespace(buf=np.arange(2.0)), np.ones(2)
+    before = sys.getrefcount(obj.buf), sys.getrefcount(x)
+    with contextlib.redirect_stdout(io.StringIO()):
+        md.compile(f)(obj, x)
+    assert (sys.getrefcount(obj.buf), sys.getrefcount(x)) == before

@@ -212,10 +212,12 @@ def targets(results: dict, over: Spread) -> str:
 
 NOTE = ("`hand jit vs eager` is the ceiling of any lowering to jax.numpy: XLA's CPU `sin` on float32 costs about "
         "15 ns per element (NumPy's SIMD loop about 1.3), so the 10-op chain, which calls `sin`, stays below "
-        "eager even hand-written. Every row here is proved free of nan/inf by its inputs' magnitudes, so the "
-        "backend runs the same XLA program as hand-written jit; its own cost is reading those magnitudes "
-        "(NumPy's max and min of each float input, two passes, about 0.6 ms per 16 MB, done while XLA "
-        "computes: hidden when a core is free) and the per-call steps (guards, NumPy's error state, a "
+        "eager even hand-written. Every row here can be proved free of nan/inf by its inputs' magnitudes; "
+        "then the backend runs the same XLA program as hand-written jit and its own cost is reading those "
+        "magnitudes (NumPy's max and min of each float input, two passes, about 0.6 ms per 16 MB, done while "
+        "XLA computes: hidden when a core is free). Otherwise it checks the results (NumPy's max, one pass) "
+        "and the intermediates a result cannot show (extra XLA outputs); each graph times both ways on its "
+        "first calls and keeps the faster. Both carry the per-call steps (guards, NumPy's error state, a "
         "writeable array over each result).")
 
 

@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from minidynamo.backends.jax_lowering import engine, runner
+from minidynamo.backends.jax_lowering import choice, engine, runner
 from tests.backends.jax_support import Recorder, assert_close, md, run_both
 
 LARGE = (runner.WRAP_BYTES // 8) * 4        # float64 elements well above the zero-copy threshold
@@ -52,7 +52,8 @@ def test_large_results_are_writeable_and_independent_between_calls():
     assert np.all(first == -1.0) and not np.shares_memory(first, second)
 
 
-def test_a_result_jax_may_forward_from_an_input_is_copied():
+def test_a_result_jax_may_forward_from_an_input_is_copied(monkeypatch):
+    monkeypatch.setattr(choice, "TRIALS", 0)        # every call that can be proved takes that variant
     def passthrough(x):
         return np.copy(x), np.tanh(x)        # np.copy lowers to the traced input itself
     rec = Recorder()
@@ -151,8 +152,9 @@ def gelu(x):
     return 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
 
 
-def test_a_proved_call_skips_the_finite_checks_and_an_unproved_one_keeps_numpys_warnings():
+def test_a_proved_call_skips_the_finite_checks_and_an_unproved_one_keeps_numpys_warnings(monkeypatch):
     import pytest
+    monkeypatch.setattr(choice, "TRIALS", 0)
     rec = Recorder()
     compiled = md.compile(softmax, backend=rec)
     x = np.random.default_rng(0).standard_normal((64, 256)).astype(np.float32)
@@ -175,7 +177,8 @@ def test_a_proved_call_skips_the_finite_checks_and_an_unproved_one_keeps_numpys_
     assert rec.runs[0].proved[0] == 2
 
 
-def test_an_overflow_only_an_intermediate_sees_still_warns():
+def test_an_overflow_only_an_intermediate_sees_still_warns(monkeypatch):
+    monkeypatch.setattr(choice, "TRIALS", 0)
     rec = Recorder()
     compiled = md.compile(gelu, backend=rec)
     x = np.linspace(-3, 3, LARGE).astype(np.float32)

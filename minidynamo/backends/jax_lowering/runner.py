@@ -28,6 +28,7 @@ import jax
 
 from ...graph.ir import CONST, INPUT, ArraySpec, PyScalarSpec, map_nodes
 from ..aliasing import same_object_root
+from .choice import Choice
 
 try:    # NumPy 2: np.seterr/np.errstate set this context variable to a new state object
     from numpy._core.umath import _extobj_contextvar as _ERRSTATE
@@ -212,28 +213,32 @@ def _caller(piece: Any, jitted: Callable) -> Callable[..., Any]:
 def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
              unchecked: tuple | None, counter: list[int]) -> Callable[[tuple], Any]:
     """inputs -> the graph's outputs from XLA, or None when a data check failed. With `unchecked`
-    (jitted, traced, proof: engine._unchecked), calls whose inputs' magnitudes prove that no nan/inf can
-    appear take the variant without finite checks (counted in `counter`). JAX dispatches asynchronously, so
-    after a proved call the next one starts that variant first and reads the magnitudes (NumPy, read-only)
-    while XLA computes; if they prove nothing its results are dropped (nothing was written yet) and the
-    checked variant runs, and the next call reads the magnitudes first."""
+    (jitted, traced, proof: engine._unchecked), calls may take the variant without finite checks when their
+    inputs' magnitudes prove that no nan/inf can appear (counted in `counter`); choice.py times both ways
+    for the first calls and keeps the faster. JAX dispatches asynchronously, so after a proved call the next
+    one starts that variant first and reads the magnitudes (NumPy, read-only) while XLA computes; if they
+    prove nothing its results are dropped (nothing was written yet) and the checked variant runs, and the
+    next call reads the magnitudes first."""
     call = _caller(piece, jitted)
     read = (_packed_reader if traced.pack_dtype is not None else _array_reader)(piece, traced, written)
+
+    def checked(inputs: tuple) -> Any:
+        return read(call(*inputs), inputs)
     if unchecked is None:
-        return lambda inputs: read(call(*inputs), inputs)
+        return checked
     fast_jitted, fast_traced, proof = unchecked
     fast_call, fast_read = _caller(piece, fast_jitted), _array_reader(piece, fast_traced, written)
     speculate = [True]
 
-    def attempt(inputs: tuple) -> Any:
+    def proved(inputs: tuple) -> Any:
         started = fast_call(*inputs) if speculate[0] else None
         if proof.holds(inputs):
             speculate[0] = True
             counter[0] += 1
             return fast_read(fast_call(*inputs) if started is None else started, inputs)
         speculate[0] = False
-        return read(call(*inputs), inputs)
-    return attempt
+        return checked(inputs)
+    return Choice(proved, checked, prefer_proved=bool(traced.sinks))
 
 
 def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..., tuple],

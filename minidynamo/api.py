@@ -347,17 +347,21 @@ def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[st
     partial writes are exactly what eager leaves behind."""
     # The graph reads its inputs from the locals the guard check bound (guards.RELEASE_READS), and those are
     # dropped on every way out of the call, before any of the function's own code runs.
+    # The re-run happens after the except clause: inside it, the re-run's own exception would carry the
+    # graph's as its __context__ ("During handling of the above exception..."), and the graph's traceback
+    # would keep the graph's arguments referenced while the function runs again.
     ctx.guards.read_later(src.expr() for src, _ in ctx.inputs)
-    rerun = [f"    return ___eager({forward})"]
+    rerun = ["if ___o is None:", f"    return ___eager({forward})"]
     if not body.mutates:
-        return ["try:", f"    {call}", "except Exception:", f"    {RELEASE_READS}", *rerun, RELEASE_READS]
+        return ["try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}", *rerun,
+                RELEASE_READS]
     if not ctx.side_effects and not ctx.nodes_in_try:     # its exception leaves the function as is
         return ["try:", f"    {call}", "finally:", f"    {RELEASE_READS}"]
     arrays = [ctx.inputs[i][0].expr() for i in written_inputs(ctx)]
     snapshot = f"___snap = ({''.join(a + '.copy(), ' for a in arrays)})"
     restore = [f"    {a}[...] = ___snap[{i}]" for i, a in enumerate(arrays)]
-    return [snapshot, "try:", f"    {call}", "except Exception:", f"    {RELEASE_READS}", *restore, *rerun,
-            RELEASE_READS]
+    return [snapshot, "try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}",
+            *restore, *rerun, RELEASE_READS]
 
 
 def _recorded(record: CaptureRecord) -> CaptureRecord:

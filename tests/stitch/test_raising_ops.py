@@ -206,3 +206,29 @@ def test_no_snapshot_without_try_or_writebacks():
     entry = "\n".join(out.entry_code)
     assert "___snap" not in entry and "___eager" not in entry
     assert "___snap" in str(md.explain(write_then_index)(np.ones(3), 0))
+
+
+# ---- the eager re-run after the graph raised leaves no trace of the graph's exception --------------------
+
+def inv_plus_one(A):
+    return np.linalg.inv(A * 2) + 1
+
+
+def scale_then_inv(A, out):
+    out *= 2                          # a write into an input: the re-run restores it from a snapshot first
+    print("scaled")
+    return np.linalg.inv(A) + out
+
+
+@pytest.mark.parametrize("fn, extra", [(inv_plus_one, ()), (scale_then_inv, (np.ones(2),))])
+def test_rerun_exception_has_eager_context(fn, extra):
+    """Re-run inside the except clause, eager's exception would carry the graph's as __context__ (a
+    traceback saying "During handling of the above exception, another exception occurred")."""
+    compiled = md.compile(fn, options={"suppress_errors": False})
+    compiled(REGULAR.copy(), *(e.copy() for e in extra))              # capture on an invertible matrix
+    raised = []
+    for f in (fn, compiled):
+        with pytest.raises(np.linalg.LinAlgError) as info:
+            f(SINGULAR.copy(), *(e.copy() for e in extra))
+        raised.append((info.value.__context__, info.value.__cause__, info.value.__suppress_context__))
+    assert raised[0] == raised[1] == (None, None, False)

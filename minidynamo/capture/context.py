@@ -178,7 +178,9 @@ class CaptureContext:
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             special = {np.errstate: ErrstateClassVar, np.random.RandomState: RngClassVar}.get(value)
             return special(source) if special is not None else ConstVar(value, source)
-        if callable(value) and not hasattr(value, "__dict__"):
+        if callable(value) and not hasattr(value, "__dict__") and t is not np.errstate:
+            # (an errstate is made per call, `with np.errstate(...)`: a resume function inside the block gets
+            # it on the stack; guarded like a user object, by type and by what capture reads of it)
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             return OpaqueVar(value, source)
         self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])

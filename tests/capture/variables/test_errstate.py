@@ -13,6 +13,7 @@ import minidynamo as md
 from minidynamo.graph import codegen
 
 from tests.conftest import check
+from tests.stitch.test_nested_loops import child_captures
 
 X = np.array([0.0, 1.0, 2.0, -1.0])
 
@@ -162,6 +163,29 @@ def breaks_inside(x):
 def test_a_break_inside_the_block_runs_the_block_in_plain_python():
     result = check_errstate(breaks_inside, (np.full(3, 2.0),), (np.full(3, 0.5),), (np.zeros(3),), breaks=None)
     assert any("np.errstate" in r.message for r in result.reasons)
+
+
+def print_inside_block(x, mode):
+    with np.errstate(divide=mode):
+        y = np.log(x)
+        print("step", y.shape)
+        z = y / x
+    return z
+
+
+def test_a_break_inside_the_block_is_captured_once():
+    """The block's errstate object is made per call and reaches the resume functions on the stack: guarded
+    by its type (capture only hands it to plain Python), not by identity, which recaptured every call."""
+    calls = [(np.full(3, 2.0), "ignore"), (np.zeros(3), "ignore"), (np.zeros(3), "warn"), (np.zeros(3), "raise"),
+             (np.full(3, 0.5), "ignore"), (np.zeros(3), "ignore")]
+    check_errstate(print_inside_block, *calls, breaks=None)
+    compiled = md.compile(print_inside_block)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args in calls[:2] * 3:
+            compiled(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+    captures = child_captures(compiled)
+    assert len(captures) > 2 and set(captures.values()) == {1}, captures
 
 
 def folded_branch(x):

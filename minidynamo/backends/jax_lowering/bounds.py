@@ -207,6 +207,8 @@ def _rule(node: Node, env: dict[int, Fact]) -> Fact:
         return Fact(0.0, 1.0)
     if not (isinstance(spec, ArraySpec) and spec.dtype in FLOATS):
         raise Unprovable(f"{op} gives {spec}")
+    if "out" in node.kwargs:
+        raise Unprovable(f"{op} writes into an array")
     if op in SAME_VALUES or op == "astype":
         a = _value(env, node.args[0])
         return _fact(a.lo, a.hi, spec)

@@ -148,8 +148,10 @@ class CompiledState:
         if not self.cache.entries:
             return []
         reasons = self._failure_reasons(args, kwargs)
-        if self.dynamic_mode is not False:    # automatic dynamic (Dynamo's): what changed becomes symbolic
-            self.dynamic |= self._changed_numbers(args, kwargs)
+        # Automatic dynamic (Dynamo's): what changed becomes symbolic. dynamic=False keeps numbers and sizes
+        # specialized; a function made per call is never pinned again either way.
+        self.dynamic |= self._changed_numbers(args, kwargs, numbers=self.dynamic_mode is not False)
+        if self.dynamic_mode is not False:
             self._changed_sizes(args, kwargs)
         self.cache.stats.guard_failures.append(reasons)
         self.cache.stats.recompiles += 1
@@ -158,7 +160,7 @@ class CompiledState:
         log("recompiles").info("recompiling %s: %s", self.fn.__qualname__, "; ".join(reasons))
         return reasons
 
-    def _changed_numbers(self, args: tuple, kwargs: dict) -> set[str]:
+    def _changed_numbers(self, args: tuple, kwargs: dict, numbers: bool = True) -> set[str]:
         """Sources of ints/floats whose value guard failed: captured unspecialized from now on (Dynamo's
         automatic dynamic), so a step counter does not capture again on every call. Likewise functions
         made per call whose identity guard failed (see stitch/breaking.py)."""
@@ -166,7 +168,7 @@ class CompiledState:
         changed = set()
         for entry in self.cache.entries:
             for g in entry.guards:
-                number = g.kind is GuardKind.EQUALS and type(g.expected) in (int, float)
+                number = numbers and g.kind is GuardKind.EQUALS and type(g.expected) in (int, float)
                 if not (number or g.kind is GuardKind.ID and type(g.expected) is types.FunctionType):
                     continue
                 try:

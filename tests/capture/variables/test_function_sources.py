@@ -239,6 +239,15 @@ def test_breaking_call_of_a_fresh_closure_calls_that_closure():
     assert r.stats.captures == 2 and r.stats.hits == 4
 
 
+def test_breaking_call_of_fresh_closures_with_dynamic_false():
+    # dynamic=False keeps numbers and sizes specialized, not function objects
+    x = np.arange(3.0)
+    compiled = md.compile(call_then_add, dynamic=False)
+    check(call_then_add, make_printing(0.0), x, calls=[(make_printing(float(i)), x) for i in range(1, 6)],
+          compiled=compiled)
+    assert md.stats(compiled).captures == 2
+
+
 def test_breaking_call_of_a_closure_made_once_is_compiled():
     x = np.arange(3.0)
     act = make_printing(2.0)

@@ -27,13 +27,10 @@ from ..graph.interp import Interpreter
 from ..graph.ir import INPUT, ArraySpec, Graph, Node, iter_nodes
 from ..graph.symbolic import bind_symbols, evaluate, hint_of
 from . import dask_lowering as DL
+from .aliasing import alias_refusals, is_view
 from .lowering import LoweringTable, NotLowerable, OpRule, lower_graph
 
 INSTALL_HINT = "backend='dask' needs dask[array,distributed]: pip install minidynamo[dask]"
-# Ops whose NumPy result is a view of their first argument: returned from a graph, such a chain from an
-# input must stay on NumPy to keep aliasing the caller's array.
-_VIEW_OPS = frozenset({"getitem", "transpose", "reshape", "ravel", "squeeze", "swapaxes", "moveaxis",
-                       "expand_dims", "broadcast_to", "flip"})
 
 
 class LoweringMismatch(RuntimeError):
@@ -62,8 +59,11 @@ def dask_backend(graph: Graph, example_inputs: Sequence[Any], config: Any = None
         return None
 
     def refuse_graph(graph: Graph) -> dict[int, str]:
+        if lazy:
+            return {}
         why = "returns a view of an input (NumPy aliases it; dask would copy)"
-        return {} if lazy else {i: why for i in _views_of_inputs(graph)}
+        # and a view written through, or read after a write into its base: NumPy's, or the write is lost
+        return {**{i: why for i in _views_of_inputs(graph)}, **alias_refusals(graph)}
 
     table = LoweringTable("dask", _RULES, DL.NOT_LOWERED, refuse_node, refuse_graph)
     return lower_graph(graph, table, lambda piece: _compile_piece(piece, da, lazy, chunk_bytes))
@@ -220,11 +220,12 @@ def _as_spec(value: Any, spec: Any, inputs: list[np.ndarray], shape: Any) -> Any
 
 
 def _views_of_inputs(graph: Graph) -> set[int]:
-    """ids of the nodes on a chain of view ops from a graph input to a graph output."""
+    """ids of the nodes on a chain of view ops (aliasing.is_view) from a graph input to a graph output:
+    returned, such a chain must stay on NumPy to keep aliasing the caller's array."""
     from_input: dict[int, list[Node]] = {}
     for n in graph.nodes:
         if n.op == INPUT:
             from_input[id(n)] = []
-        elif n.op in _VIEW_OPS and n.args and isinstance(n.args[0], Node) and id(n.args[0]) in from_input:
+        elif is_view(n) and n.args and isinstance(n.args[0], Node) and id(n.args[0]) in from_input:
             from_input[id(n)] = from_input[id(n.args[0])] + [n]
     return {id(m) for o in iter_nodes(graph.outputs) for m in from_input.get(id(o), [])}

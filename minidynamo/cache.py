@@ -9,6 +9,7 @@ source and swaps the dispatcher's `__code__`, so the function object the user ho
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import itertools
 import linecache
@@ -17,6 +18,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from . import live_defaults
 from .guards import RELEASE_READS, GuardSet
 from .signatures import code_signature
 
@@ -133,12 +135,18 @@ class FunctionCache:
         self._tags = itertools.count()
         self.params, self.forward = signature_text(code_signature(fn))
         self.namespace: dict[str, Any] = {"___miss": on_miss, "___eager": fn, "___stats": self.stats}
+        positional, keyword = live_defaults.markers(fn)
+        names = {p: f"___default{i}" for i, p in enumerate([*positional, *keyword])}
+        self.namespace.update({names[p]: m for p, m in [*positional.items(), *keyword.items()]})
+        self._prologue = live_defaults.prologue(fn, names)
+        if self._prologue:
+            self.namespace["___fill_defaults"] = functools.partial(live_defaults.fill, fn)
         self._files: list[str] = []       # the linecache name of the current code (one at a time)
         weakref.finalize(self, _forget_lines, self._files)
         self.dispatcher = self._compile(self._source(self.entries, 0))
         self._base_names = frozenset(self.namespace)
-        self.dispatcher.__defaults__ = fn.__defaults__
-        self.dispatcher.__kwdefaults__ = fn.__kwdefaults__
+        self.dispatcher.__defaults__ = tuple(positional.values()) or None     # markers: live_defaults.py
+        self.dispatcher.__kwdefaults__ = keyword or None
 
     def new_tag(self) -> str:
         # Unique within this cache only (never reused, even after clear(): a call still inside old code
@@ -183,9 +191,9 @@ class FunctionCache:
     def _source(self, entries: list[Entry], generation: int, mode: Mode | None = None) -> str:
         mode = self.stats.mode if mode is None else mode
         name = self.fn.__name__ if self.fn.__name__.isidentifier() else "compiled"
-        lines = [f"def {name}({self.params}):"]
+        lines = [f"def {name}({self.params}):", *self._prologue]
         if mode is Mode.EAGER:
-            return f"{lines[0]}\n    return ___eager({self.forward})\n"
+            return "\n".join([*lines, f"    return ___eager({self.forward})"]) + "\n"
         # Newest first, as Dynamo does: a later capture is usually the more general one (automatic dynamic,
         # an unspecialized counter), and the entry that keeps failing should not be checked on every call.
         for e in reversed(entries):

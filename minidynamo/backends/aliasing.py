@@ -23,11 +23,11 @@ from ..graph.ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes
 from ..graph.ops import INPLACE_NAMES
 
 # Ops whose result may share memory with their first argument (a view, or the very same object).
-# (flip is always a view; diag of a 2-d array, real and imag are too, and so is the method
+# (flip and rot90 are always views; diag of a 2-d array, real and imag are too, and so is the method
 # `x.conjugate()` of a real array: the array itself, where the ufunc np.conjugate makes a new one.)
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "swapaxes", "moveaxis", "expand_dims",
                       "squeeze", "broadcast_to", "split", "array_split", "asarray", "ascontiguousarray",
-                      "flip", "diag", "real", "imag"})
+                      "flip", "rot90", "diag", "real", "imag"})
 
 
 def is_view(node: Node) -> bool:

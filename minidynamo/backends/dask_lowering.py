@@ -88,6 +88,7 @@ LOWERINGS: dict[str, Lowering] = {
     "broadcast_to": Lowering("broadcast_to"), "concatenate": Lowering("concatenate", frozenset({"axis"})),
     "stack": Lowering("stack", frozenset({"axis"})), "hstack": Lowering("hstack"), "vstack": Lowering("vstack"),
     "flip": Lowering("flip", frozenset({"axis"})), "roll": Lowering("roll", frozenset({"axis"})),
+    "rot90": Lowering("rot90", frozenset({"k", "axes"})),
     "tile": Lowering("tile"), "repeat": Lowering("repeat", frozenset({"axis"}), _int_repeats),
     "triu": Lowering("triu", frozenset({"k"})), "tril": Lowering("tril", frozenset({"k"})),
     # linear algebra (matmul is a ufunc, below)

@@ -282,6 +282,24 @@ def flip_meta(m: Any, axis: Any = None) -> ArraySpec:
     return ArraySpec(x.shape, x.dtype, scalar=x.ndim == 0)
 
 
+def rot90_meta(m: Any, k: Any = 1, axes: Any = (0, 1)) -> ArraySpec:
+    """NumPy's checks in its order; an odd number of quarter turns swaps the two axes' sizes."""
+    x = as_spec(m)
+    axes = int_tuple(axes, "rot90: axes")
+    if len(axes) != 2:
+        raise MetaError("len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == x.ndim:
+        raise MetaError("Axes must be different.")
+    if not all(-x.ndim <= a < x.ndim for a in axes):
+        raise MetaError(f"Axes={axes} out of range for array of ndim={x.ndim}.")
+    if type(k) is not int:           # NumPy takes k % 4 of anything: only ints are modelled
+        raise MetaError("rot90: k must be an int")
+    shape = list(x.shape)
+    if k % 2:
+        shape[axes[0]], shape[axes[1]] = shape[axes[1]], shape[axes[0]]
+    return ArraySpec(tuple(shape), x.dtype)
+
+
 def roll_meta(a: Any, shift: Any, axis: Any = None) -> ArraySpec:
     x = as_spec(a)
     shifts = int_tuple(shift, "roll: shift")

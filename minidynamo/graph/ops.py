@@ -227,8 +227,8 @@ for _name, _meta, _methods in (
         ("concatenate", S.concatenate_meta, ()), ("stack", S.stack_meta, ()), ("hstack", S.hstack_meta, ()),
         ("vstack", S.vstack_meta, ()), ("split", S.split_meta, ()), ("array_split", S.array_split_meta, ()),
         ("tile", S.tile_meta, ()), ("repeat", S.repeat_meta, ("repeat",)), ("flip", S.flip_meta, ()),
-        ("roll", S.roll_meta, ()), ("pad", S.pad_meta, ()), ("triu", S.triangle_meta, ()),
-        ("tril", S.triangle_meta, ())):
+        ("roll", S.roll_meta, ()), ("rot90", S.rot90_meta, ()), ("pad", S.pad_meta, ()),
+        ("triu", S.triangle_meta, ()), ("tril", S.triangle_meta, ())):
     _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),), methods=_methods)
 if getattr(np, "concat", None) is not None and np.concat is not np.concatenate:
     alias_function(np.concat, "concatenate")
@@ -416,7 +416,7 @@ SYMBOLIC_OPS.update({
     # sizes are compared (guarded), summed, multiplied and sliced; a split's remainder is specialized
     "solve", "inv", "det", "norm", "outer", "tensordot", "inner", "vdot", "vecdot", "einsum", "cholesky", "qr",
     "svd", "eigh", "eigvalsh", "slogdet", "pinv", "matrix_power", "pad", "tile", "split", "array_split",
-    "sort", "argsort", "flip", "roll", "triu", "tril", "diff", "real", "imag", "angle", "repeat", "diag",
+    "sort", "argsort", "flip", "rot90", "roll", "triu", "tril", "diff", "real", "imag", "angle", "repeat", "diag",
     "convolve", "correlate", "broadcast_to"})
 SYMBOLIC_INT_OPS.update({"getitem", "setitem", "reshape", "arange", "zeros", "ones", "empty", "full", "broadcast_to"})
 SYMBOLIC_OPS.update(SYMBOLIC_INT_OPS)

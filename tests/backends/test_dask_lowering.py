@@ -52,6 +52,7 @@ PROGRAMS = {
     "hstack": (lambda a, s: np.hstack([a, s]), (A, S)),
     "vstack": (lambda a, s: np.vstack([a, s]), (A, S)),
     "flip": (lambda a: np.flip(a, axis=0) * 1.0, (A,)),
+    "rot90": (lambda a: np.rot90(a, k=3) * 1.0, (A,)),
     "roll": (lambda a: np.roll(a, 2, axis=0), (A,)),
     "tile": (lambda v: np.tile(v, 3), (V,)),
     "repeat": (lambda a: np.repeat(a, 2, axis=0), (A,)),

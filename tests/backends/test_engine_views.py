@@ -26,6 +26,12 @@ def add_through_flip(x):
     return x.sum()
 
 
+def write_through_rot90(x):
+    y = np.rot90(x)
+    y[0, 0] = -1.0
+    return x
+
+
 def write_through_real(x):
     y = np.real(x)
     y[1] = 7.0
@@ -61,7 +67,7 @@ def return_flip(x):
 
 
 CASES = [(write_through_flip, lambda: np.arange(4.0)), (add_through_flip, lambda: np.arange(4.0)),
-         (write_through_real, lambda: np.arange(4.0)), (diag_read_after_write, lambda: np.arange(9.0).reshape(3, 3)),
+         (write_through_real, lambda: np.arange(4.0)), (write_through_rot90, lambda: np.arange(6.0).reshape(2, 3)), (diag_read_after_write, lambda: np.arange(9.0).reshape(3, 3)),
          (write_through_conjugate, lambda: np.arange(4.0)), (write_through_reversed_slice, lambda: np.arange(4.0)),
          (add_through_transpose, lambda: np.arange(4.0).reshape(2, 2)), (return_flip, lambda: np.arange(4.0))]
 

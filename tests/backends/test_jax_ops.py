@@ -156,6 +156,7 @@ OTHER_CASES = {
     "tile": [(lambda x: np.tile(x, (2, 1)), X)],
     "repeat": [(lambda x: (np.repeat(x, 2, axis=0), x.repeat(3)), X)],
     "flip": [(lambda x: np.flip(x, 1) * 1, X)],
+    "rot90": [(lambda x: (np.rot90(x) * 1, np.rot90(x, 3, axes=(1, 0)) + 1), X)],
     "roll": [(lambda x: np.roll(x, 2, axis=1), X)],
     "pad": [(lambda x: (np.pad(x, 1), np.pad(x, ((1, 0), (0, 2)), mode="edge")), X)],
     "triu": [(lambda x: np.triu(x, 1), X)],

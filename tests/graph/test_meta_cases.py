@@ -331,6 +331,13 @@ def roll_case(draw):
 
 
 @st.composite
+def rot90_case(draw):
+    x = draw(arrays())
+    axes = st.lists(st.integers(-x.ndim - 1, x.ndim), min_size=1, max_size=3).map(tuple)
+    return (x,), draw(optional(k=st.integers(-5, 5), axes=st.one_of(axes, st.just((0, 1)))))
+
+
+@st.composite
 def pad_case(draw):
     x = draw(arrays())
     width = draw(st.one_of(st.integers(-1, 2), st.tuples(st.integers(0, 2), st.integers(0, 2)),
@@ -535,7 +542,7 @@ CASES.update({
     "hstack": join_case("hstack"), "vstack": join_case("vstack"),
     "split": split_case(), "array_split": split_case(),
     "tile": tile_case(), "repeat": repeat_case(),
-    "flip": _x_and(lambda x: axis_for(x.ndim)), "roll": roll_case(), "pad": pad_case(),
+    "flip": _x_and(lambda x: axis_for(x.ndim)), "roll": roll_case(), "pad": pad_case(), "rot90": rot90_case(),
     "triu": _x_and(lambda x: st.integers(-3, 3)), "tril": _x_and(lambda x: st.integers(-3, 3)),
     "dot": pair_case(), "vdot": pair_case(), "inner": pair_case(), "outer": pair_case(),
     "tensordot": tensordot_case(), "einsum": einsum_case(), "norm": norm_case(),

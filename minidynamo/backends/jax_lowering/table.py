@@ -284,7 +284,7 @@ def _rules() -> dict[str, OpRule]:
     for name in ("reshape", "ravel", "flatten", "squeeze", "expand_dims"):
         rules[name] = OpRule(_to_spec_shape, _refuse_order)
     rules["transpose"] = OpRule(_lower_transpose, _both(_only("axes"), _const_params))
-    for name in ("swapaxes", "moveaxis", "broadcast_to", "tile", "repeat", "flip", "roll", "triu", "tril"):
+    for name in ("swapaxes", "moveaxis", "broadcast_to", "tile", "repeat", "flip", "rot90", "roll", "triu", "tril"):
         rules[name] = OpRule(_same_name(name), _const_params)
     rules["pad"] = OpRule(_same_name("pad"), _both(_only("mode", "constant_values"), _const_params,
                                                    lambda n: None if n.kwargs.get("mode", "constant") in (

@@ -138,9 +138,9 @@ class FunctionCache:
         positional, keyword = live_defaults.markers(fn)
         names = {p: f"___default{i}" for i, p in enumerate([*positional, *keyword])}
         self.namespace.update({names[p]: m for p, m in [*positional.items(), *keyword.items()]})
-        self._prologue = live_defaults.prologue(fn, names)
+        self._prologue, used = live_defaults.prologue(fn, names)
         if self._prologue:
-            self.namespace["___fill_defaults"] = functools.partial(live_defaults.fill, fn)
+            self.namespace.update(used, ___fill_defaults=functools.partial(live_defaults.fill, fn))
         self._files: list[str] = []       # the linecache name of the current code (one at a time)
         weakref.finalize(self, _forget_lines, self._files)
         self.dispatcher = self._compile(self._source(self.entries, 0))

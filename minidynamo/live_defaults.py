@@ -35,22 +35,31 @@ def markers(fn: types.FunctionType) -> tuple[dict[str, Default], dict[str, Defau
             {name: Default(v) for name, v in (fn.__kwdefaults__ or {}).items()})
 
 
-def prologue(fn: types.FunctionType, markers: dict[str, str]) -> list[str]:
+def prologue(fn: types.FunctionType, markers: dict[str, str]) -> tuple[list[str], dict[str, Any]]:
     """Source lines (indented for the dispatcher's body) replacing left-out arguments by fn's current
-    defaults; `markers` maps each defaulted parameter to the namespace name of its marker."""
+    defaults, and the names they use; `markers` maps each defaulted parameter to its marker's name. While
+    fn keeps the defaults tuple and kwdefaults dict it had at compile() (the usual case), a left-out
+    argument costs a few identity tests; otherwise `fill` reads the new ones."""
     if not markers:
-        return []
+        return [], {}
     code = fn.__code__
     positional = list(code.co_varnames[:code.co_argcount])
     keyword = list(code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount])
     star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount] if code.co_flags & inspect.CO_VARARGS else None
     test = " or ".join(f"{p} is {m}" for p, m in markers.items())
+    first = len(positional) - len(fn.__defaults__ or ())
+    fast = [f"            {p} = ___fn_defaults[{positional.index(p) - first}]" if p in positional
+            else f"            {p} = ___fn_kwdefaults.get({p!r}, {m})" for p, m in markers.items()]
     names = positional + keyword
-    pos = ", ".join(positional)
     kw = ", ".join(f"{k!r}: {k}" for k in keyword)
-    return [f"    if {test}:",
-            f"        {', '.join(names)}, = ___fill_defaults(({pos}{',' if positional else ''}), {{{kw}}}, "
-            f"{star or '()'})"]
+    lines = [f"    if {test}:",
+             "        if ___eager.__defaults__ is ___fn_defaults and ___eager.__kwdefaults__ is ___fn_kwdefaults:",
+             *[line for p, m, f in zip(markers, markers.values(), fast)
+               for line in (f"            if {p} is {m}:", "    " + f)],
+             f"        if {test}:",
+             f"            {', '.join(names)}, = ___fill_defaults(({', '.join(positional)}{',' if positional else ''}), "
+             f"{{{kw}}}, {star or '()'})"]
+    return lines, {"___fn_defaults": fn.__defaults__, "___fn_kwdefaults": fn.__kwdefaults__}
 
 
 def fill(fn: types.FunctionType, positional: tuple, keyword: dict[str, Any], varargs: tuple) -> tuple:

@@ -65,3 +65,13 @@ def test_a_mutable_default_is_the_originals_object():
     compiled = md.compile(append_to)
     assert [compiled(np.ones(2)) for _ in range(3)] == [1, 2, 3]
     assert append_to.__defaults__[0] == [2.0, 2.0, 2.0]
+
+
+def test_kwdefaults_changed_in_place_are_seen(fn):
+    """The fast path trusts the kwdefaults dict's identity, so it reads the value from the dict each call."""
+    compiled = md.compile(fn)
+    compiled(np.ones(2))
+    fn.__kwdefaults__["m"] = 5.0
+    assert _both(fn, compiled, np.ones(2)) == ("value", [6.0, 6.0])
+    del fn.__kwdefaults__["m"]
+    assert "keyword-only argument: 'm'" in _both(fn, compiled, np.ones(2))[1]

@@ -2,9 +2,10 @@
 that leaves an argument out takes the original's default as it is at that call, as eager Python does
 (`fn.__defaults__ = (...)` after compile() is seen). Imports nothing of the package (a leaf).
 
-The dispatcher starts with `prologue(...)`: one identity test per defaulted parameter on every call, and,
-only when one was left out, `fill(...)` reads the current defaults (or raises Python's own TypeError when
-the original no longer has one).
+The dispatcher starts with `prologue(...)`: one identity test per defaulted parameter on every call; when
+one was left out, the default is read from the defaults tuple / kwdefaults dict fn had at compile() if fn
+still has those very objects, and otherwise `fill(...)` reads the current ones (or raises Python's own
+TypeError when the original no longer has one).
 """
 
 from __future__ import annotations
@@ -48,14 +49,16 @@ def prologue(fn: types.FunctionType, markers: dict[str, str]) -> tuple[list[str]
     star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount] if code.co_flags & inspect.CO_VARARGS else None
     test = " or ".join(f"{p} is {m}" for p, m in markers.items())
     first = len(positional) - len(fn.__defaults__ or ())
-    fast = [f"            {p} = ___fn_defaults[{positional.index(p) - first}]" if p in positional
-            else f"            {p} = ___fn_kwdefaults.get({p!r}, {m})" for p, m in markers.items()]
+    fast = []
+    for p, m in markers.items():
+        read = f"___fn_defaults[{positional.index(p) - first}]" if p in positional \
+            else f"___fn_kwdefaults.get({p!r}, {m})"      # (the dict's value: it may change in place)
+        fast += [f"            if {p} is {m}:", f"                {p} = {read}"]
     names = positional + keyword
     kw = ", ".join(f"{k!r}: {k}" for k in keyword)
     lines = [f"    if {test}:",
              "        if ___eager.__defaults__ is ___fn_defaults and ___eager.__kwdefaults__ is ___fn_kwdefaults:",
-             *[line for p, m, f in zip(markers, markers.values(), fast)
-               for line in (f"            if {p} is {m}:", "    " + f)],
+             *fast,
              f"        if {test}:",
              f"            {', '.join(names)}, = ___fill_defaults(({', '.join(positional)}{',' if positional else ''}), "
              f"{{{kw}}}, {star or '()'})"]

@@ -166,31 +166,28 @@ def _driver(kids: _Children, start: int, outer: tuple[int, ...]) -> Any:
 
 
 def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_header: bool) -> list[str]:
-    """The entry's last line: call the resume function; inside loops no driver runs yet, start one per
-    such loop level (innermost called first, each passing what it does not handle to the next)."""
+    """The entry's last lines: call the resume function (breaking.hand_over); inside loops no driver runs
+    yet, start one per such loop level (innermost called first, each passing what it does not handle to
+    the next). At a loop header, the state is handed to that loop's driver instead."""
     ctx = frame.ctx
     k, index = frame.current - info.shift, parts.resume_index - info.shift
     names = tuple(parts.local_names)
     headers = [s for s, _ in kids.enclosing(k)]
     driven = [s for s in headers if s in info.drives]
     new = headers[:headers.index(driven[0])] if driven else headers      # loops inside the driven ones
-    args = ", ".join(parts.local_exprs + parts.stack_exprs)   # resume_code's parameter order
     drives = (*new, *driven)
-    if at_header:                  # a real iterator, or too many iterations: the loop's driver takes over
-        if not new or new[0] != k or not all(parts.layout):
-            raise CannotResume("a loop header the frame cannot hand to a driver")
-        result = loop_state_expr(ctx, k, list(names), parts.local_exprs, parts.stack_exprs)
-    else:
-        first = ctx.bind(kids.resume(index, tuple(parts.layout), names, drives), 'resume')
-        result = f"{first}({args})"
+    if at_header and (not new or new[0] != k or not all(parts.layout)):
+        raise CannotResume("a loop header the frame cannot hand to a driver")
     wrap = "{}"
     for level, start in enumerate(new):
         if kids.ins.in_try[start] and kids.ins.instrs[start].name == "FOR_ITER":
             raise CannotResume("a for-loop inside a try block: its driver's next() would raise outside it")
         wrap = f"{ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')}({wrap})"
-    if not at_header:        # the entry's last call: hand the resume function the entry's references
-        return hand_over(frame, parts, first, wrap)
-    return [f"return {wrap.format(result)}"]
+    if at_header:                  # a real iterator, or too many iterations: the loop's driver takes over
+        state = loop_state_expr(ctx, k, list(names), parts.local_exprs, parts.stack_exprs)
+        return [f"return {wrap.format(state)}"]
+    resume = ctx.bind(kids.resume(index, tuple(parts.layout), names, drives), 'resume')
+    return hand_over(frame, parts, resume, wrap)      # its arguments moved: the entry keeps no reference
 
 
 def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reason: BreakReason, *,

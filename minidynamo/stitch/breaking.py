@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from bytecode import Instr
 
+from ..cache import moved
 from ..capture.context import CaptureContext
 from ..capture.frame import Frame
 from ..capture.handlers import PLAIN, Plain
@@ -193,14 +194,13 @@ def release_temps(ctx: CaptureContext, em: BreakEmitter, temps: list[str], run_l
     Returns (lines to run before the instruction, the instruction's lines)."""
     text = "\n".join(later)
     defined = [line.split(" = ", 1)[0] for line in [*em.prelude, *temps] if _TEMP.fullmatch(line.split(" = ", 1)[0])]
-    uses = {name: sum(_TEMP.findall(line).count(name) for line in run_lines) for name in defined}
+    uses = {name: sum(_TEMP.findall(line).count(name) for line in run_lines) for name in defined
+            if not re.search(rf"\b{name}\b", text)}          # temps the continuation reads stay
     release = []
-    dead = [n for n, k in uses.items() if k == 0 and not re.search(rf"\b{n}\b", text)]
+    dead = [n for n, k in uses.items() if k == 0]
     if dead:
         release.append(f"del {', '.join(dead)}")
-    moved = {n for n, k in uses.items() if k == 1 and not re.search(rf"\b{n}\b", text)}
-    run_lines = [_TEMP.sub(lambda m: f"({m[1]}, {m[1]} := None)[0]" if m[1] in moved else m[1], line)
-                 for line in run_lines]
+    run_lines = [_TEMP.sub(lambda m: moved(m[1]) if uses.get(m[1]) == 1 else m[1], line) for line in run_lines]
     used = {int(i) for line in [*run_lines, *later] for i in _OUTPUT.findall(line)}
     n = len(em.outputs)
     if any(node.is_call for node in ctx.graph.nodes) and n and len(used) < n:

@@ -53,6 +53,14 @@ def _identifier_names(varnames: Sequence[str], avoid: str) -> dict[str, str]:
     return rename
 
 
+def _renamed(item, rename: dict[str, str]):
+    """`item` with the local it reads or writes renamed; 3.13 loads a cell with `LOAD_FAST CellVar(name)`
+    to build a closure, which is no local."""
+    if isinstance(item, Instr) and item.name in _LOCAL_OPS and isinstance(item.arg, str) and item.arg in rename:
+        return Instr(item.name, rename[item.arg], location=item.location)
+    return item
+
+
 def _raise_block(label: Label, location) -> list:
     """Items put before the resume instruction of a raiser: normal flow jumps over them, the prefix jumps to
     `label`; None stands for the load of the exception argument (its name is chosen later)."""
@@ -105,8 +113,7 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
         base += "_"
     rename = _identifier_names(code.co_varnames, base)
     if rename:       # pytest's `@py_assert1`: a parameter needs a name the dispatcher's source can spell
-        rest = [Instr(it.name, rename[it.arg], location=it.location) if isinstance(it, Instr)
-                and it.name in _LOCAL_OPS and it.arg in rename else it for it in rest]
+        rest = [_renamed(it, rename) for it in rest]
     stack_names = [f"{base}{i}" for i, real in enumerate(stack) if real]
     # Locals come first, and the function's first parameter first among them: zero-argument super() reads
     # the first local slot of the running frame (and the __class__ cell, which the closure keeps).

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import keyword
+
 from bytecode import Instr
 
 from ... import pyversion
+from ...errors import CannotResume
 from ..frame import Frame
 from ..variables.const import ConstVar
 from ..variables.containers import wrap_constant
 from ..variables.functions import CellBox
 from ..variables.base import MethodVar, unsupported
 from ..variables.objects import SuperVar
-from . import Plain, handler, plain_form
+from . import Plain, handler, plain_form, result
 from ..breaks import BreakCategory
 
 
@@ -124,6 +127,19 @@ def load_attr(frame: Frame, inst: Instr) -> None:
         frame.push(slot)
 
 
+def _attribute(obj: str, name: str) -> str:
+    """`obj.name` as the entry spells it (a name from bytecode is already mangled)."""
+    return f"{obj}.{name}" if name.isidentifier() and not keyword.iskeyword(name) else f"getattr({obj}, {name!r})"
+
+
+@plain_form("LOAD_ATTR", since=(3, 12))
+def load_attr_plain(frame: Frame, inst: Instr, em) -> Plain:
+    is_method, name = inst.arg
+    if is_method:     # never breaks: the MethodVar defers everything to the CALL (which has its plain form)
+        raise CannotResume("cannot continue after a method load in plain Python")
+    return result(1, _attribute(em.value(frame.stack[-1]), name))
+
+
 # https://docs.python.org/3.12/library/dis.html#opcode-LOAD_SUPER_ATTR
 @handler("LOAD_SUPER_ATTR", since=(3, 12))
 def load_super_attr(frame: Frame, inst: Instr) -> None:
@@ -148,6 +164,11 @@ def load_attr_3_11(frame: Frame, inst: Instr) -> None:
     frame.push(frame.pop().getattr(frame, inst.arg))
 
 
+@plain_form("LOAD_ATTR", until=(3, 11))
+def load_attr_plain_3_11(frame: Frame, inst: Instr, em) -> Plain:
+    return result(1, _attribute(em.value(frame.stack[-1]), inst.arg))
+
+
 # https://docs.python.org/3.11/library/dis.html#opcode-LOAD_METHOD
 @handler("LOAD_METHOD", until=(3, 11))
 def load_method(frame: Frame, inst: Instr) -> None:
@@ -155,6 +176,7 @@ def load_method(frame: Frame, inst: Instr) -> None:
     obj = frame.pop()
     frame.push(None)
     frame.push(MethodVar(obj, inst.arg))
+
 
 
 @handler("STORE_ATTR")

@@ -189,3 +189,60 @@ def test_delete_subscr_on_dict_and_list():
         return x * len(xs) + len(d)
     assert_uses(f, "DELETE_SUBSCR")
     check(f, [1, 2, 3], {"a": 1, "b": 2}, x23()).assert_no_breaks()
+
+
+# ---- a break at an attribute capture does not model: the entry reads it, capture resumes after it --------
+
+def ufunc_loops(ufunc, x):
+    y = x * 2.0
+    out = []
+    for typ in ufunc.types:             # a ufunc's attribute: a break (NumPy's test_ufunc_types)
+        if typ.startswith("dd"):
+            out.append(ufunc(y, y))
+    return out, y + 1.0
+
+
+def strides_of_a_view(x):
+    v = x[:, ::2]
+    s = v.strides                       # an array attribute capture does not model
+    return v * s[0], s
+
+
+def frozen_then_written(x, i):
+    a = x * 2.0
+    a.flags.writeable = False           # the flags object is read, then written, in plain Python
+    b = a + 1.0
+    if i >= 0:
+        a[i] = 5.0                      # ValueError: assignment destination is read-only
+    return b
+
+
+def write_through_flat(x):
+    y = x + 1.0
+    f = y.flat
+    f[2] = -1.0
+    return y * 2.0, f.base is y
+
+
+@pytest.mark.parametrize("fn, args, calls", [
+    (ufunc_loops, (np.add, x23()), [(np.multiply, np.ones(3))]),
+    (strides_of_a_view, (np.arange(12.0).reshape(3, 4),), [(np.ones((2, 6), np.float32),)]),
+    (frozen_then_written, (x23(), 0), [(x23(), -1)]),
+    (write_through_flat, (x23(),), [(np.ones(5),)]),
+])
+def test_a_break_at_load_attr_resumes_after_it(fn, args, calls):
+    assert_uses(fn, "LOAD_ATTR")
+    check(fn, *args, calls=calls).assert_resumed_after("LOAD_ATTR")
+
+
+def missing_attribute_caught(x):
+    y = x * 2.0
+    try:
+        v = y.flags.no_such_flag        # AttributeError from the plain-Python read, caught below
+    except AttributeError:
+        v = -1.0
+    return y + v
+
+
+def test_an_attribute_error_at_the_break_reaches_the_handler():
+    check(missing_attribute_caught, x23(), calls=[(np.ones(2),)])

@@ -82,10 +82,11 @@ class CheckResult:
     def assert_resumed_after(self, opname: str) -> "CheckResult":
         """Capture broke at an `opname` instruction, every break was stitched around (no frame ran eagerly),
         and a resume function captured a graph with operations after the break."""
-        assert any(r.opname == opname for r in self.reasons), f"no break at {opname}: {self.reasons}"
-        assert not any(r.fallback for r in self.reasons), "a frame ran eagerly:\n" + "\n".join(map(str, self.reasons))
         children = _state_of(self.compiled).children.values()
         records = [r for c in children if _state_of(c) is not None for r in _state_of(c).records]
+        reasons = self.reasons + [r.reason for r in records if r.reason is not None]
+        assert any(r.opname == opname for r in reasons), f"no break at {opname}: {reasons}"
+        assert not any(r.fallback for r in reasons), "a frame ran eagerly:\n" + "\n".join(map(str, reasons))
         resumed = [r for r in records if "__resume" in r.fn.__name__ and r.graph is not None and r.graph.count()]
         assert resumed, f"no graph captured after the break: {[r.fn.__name__ for r in records]}"
         return self

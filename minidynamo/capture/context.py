@@ -43,6 +43,13 @@ from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*,
 from ..signatures import code_signature
 from .breaks import BreakCategory
 
+def _bound_per_read(value: Any) -> bool:
+    """A method of a builtin type bound to its object (`obj.meth` makes a new one on every read); a module's
+    function (`math.sqrt`, whose __self__ is the module) is one object."""
+    return isinstance(value, (types.BuiltinMethodType, types.MethodWrapperType)) and \
+        not isinstance(value.__self__, (types.ModuleType, type(None)))
+
+
 _CONSTANT_TYPES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), range, slice)
 _LIBRARIES = (np, np.linalg, np.fft, np.random, math)
 
@@ -178,9 +185,10 @@ class CaptureContext:
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             special = {np.errstate: ErrstateClassVar, np.random.RandomState: RngClassVar}.get(value)
             return special(source) if special is not None else ConstVar(value, source)
-        if callable(value) and not hasattr(value, "__dict__") and t is not np.errstate:
-            # (an errstate is made per call, `with np.errstate(...)`: a resume function inside the block gets
-            # it on the stack; guarded like a user object, by type and by what capture reads of it)
+        if callable(value) and not hasattr(value, "__dict__") and t is not np.errstate and not _bound_per_read(value):
+            # (an errstate is made per call, `with np.errstate(...)`, and a builtin's bound method per read,
+            # `ctxvar.reset`: a resume function gets them on the stack; guarded like a user object, by type
+            # and by what capture reads of it, since capture only hands them to plain Python)
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             return OpaqueVar(value, source)
         self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])

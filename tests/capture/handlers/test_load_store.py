@@ -3,12 +3,15 @@ subscripts. Each test asserts through `dis` that its opcode occurs on this Pytho
 
 from __future__ import annotations
 
+import contextvars
 import types
 
 import numpy as np
 import pytest
 
+import minidynamo as md
 from tests.conftest import assert_uses, check
+from tests.stitch.test_nested_loops import child_captures
 
 SCALE = 3.0
 WEIGHTS = np.arange(6.0).reshape(3, 2)
@@ -246,3 +249,23 @@ def missing_attribute_caught(x):
 
 def test_an_attribute_error_at_the_break_reaches_the_handler():
     check(missing_attribute_caught, x23(), calls=[(np.ones(2),)])
+
+
+LEVEL: contextvars.ContextVar = contextvars.ContextVar("LEVEL")
+
+
+def reset_after_a_break(x):
+    token = LEVEL.set(1)
+    y = x * 2.0
+    reset = LEVEL.reset                 # read in plain Python: a new bound method on every read
+    reset(token)
+    return y + 1.0
+
+
+def test_a_bound_builtin_method_on_a_resume_functions_stack_is_captured_once():
+    res = check(reset_after_a_break, x23(), calls=[(x23(),), (x23(),)]).assert_resumed_after("LOAD_ATTR")
+    compiled = md.compile(reset_after_a_break)
+    for _ in range(4):
+        compiled(x23())
+    assert set(child_captures(compiled).values()) == {1}, child_captures(compiled)
+    assert res.reasons

@@ -8,7 +8,7 @@ from ..frame import Frame
 from ..variables.base import unsupported
 from ..variables.const import ConstVar
 from ..variables.containers import DictVar, ListVar, SliceVar, TupleVar
-from . import Plain, handler, plain_form
+from . import Plain, handler, plain_form, result
 from ..breaks import BreakCategory
 from ..variables.scalar import is_symbolic_int
 
@@ -104,6 +104,32 @@ def _store(frame: Frame, target: DictVar, key, value) -> None:
         target.setitem(frame, key, value)
     else:
         target.items[key.as_constant()] = value
+
+
+# Sets are not modelled (handlers/unsupported.py): a set display is a graph break. The entry builds the set
+# in plain Python and the resume function gets it as a stack argument, the very object the SET_ADD and
+# SET_UPDATE after it (comprehensions, `{*a, b}`, 3.12's frozenset constant of a literal) add to, each
+# again a break run as plain Python.
+
+@plain_form("BUILD_SET")
+def build_set_plain(frame: Frame, inst: Instr, em) -> Plain:
+    # (items... -- set)   items are added bottom first, as in a display `{a, b}`
+    items = [em.value(v) for v in frame.stack[len(frame.stack) - inst.arg:]]
+    return result(inst.arg, f"{{{', '.join(items)}}}" if items else "set()")
+
+
+@plain_form("SET_ADD")
+def set_add_plain(frame: Frame, inst: Instr, em) -> Plain:
+    # (set, [arg-1 items], item -- set, [...])
+    target, item = em.value(frame.stack[-1 - inst.arg]), em.value(frame.stack[-1])
+    return Plain(1, [], [f"{target}.add({item})"])
+
+
+@plain_form("SET_UPDATE")
+def set_update_plain(frame: Frame, inst: Instr, em) -> Plain:
+    # (set, [arg-1 items], iterable -- set, [...])
+    target, iterable = em.value(frame.stack[-1 - inst.arg]), em.value(frame.stack[-1])
+    return Plain(1, [], [f"{target}.update({iterable})"])
 
 
 @handler("LIST_TO_TUPLE", until=(3, 11))

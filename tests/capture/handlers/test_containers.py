@@ -140,3 +140,54 @@ def test_a_repeated_keyword_in_double_star_arguments_raises_as_eagerly():
         return _collect(**d, **{"b": print("b")}, **{"a": 3})
     check(f, x23())
     check(g, x23())
+
+
+# ---- sets are not modelled: a set display breaks, runs in plain Python, and capture resumes after it -----
+
+def set_display(x, a, b):
+    y = x * 2.0
+    s = {a, b, a}                       # BUILD_SET
+    return y + 1.0, s
+
+
+def set_literal_of_constants(x):
+    kinds = {"f", "c", "i"}             # 3.11+: BUILD_SET 0, a frozenset constant, SET_UPDATE
+    return x * 3.0, kinds
+
+
+def starred_set(x, a, b):
+    s = {*a, b}                         # BUILD_SET 0, SET_UPDATE, SET_ADD
+    return x - 1.0, s
+
+
+def unhashable_item(x):
+    y = x + 1.0
+    return {y}                          # TypeError: unhashable type, raised by plain Python
+
+
+def set_comprehension(x, names):
+    seen = {n for n in names}           # SET_ADD in a loop (3.11: in its own function)
+    return x * 2.0, seen
+
+
+class Cases:
+    def check(self, x, require=frozenset(), exclude=frozenset()):
+        return x * 2.0 if "square" in require and "size-0" not in exclude else x
+
+    def run(self, x):                   # NumPy's linalg tests: self.check_cases(require={'square'}, ...)
+        return self.check(x, require={"square"}, exclude={"generalized", "size-0"}) + 1.0
+
+
+def test_a_break_at_build_set_resumes_after_it():
+    assert_uses(set_display, "BUILD_SET")
+    check(set_display, x23(), 1, 2, calls=[(np.ones(3), "a", "a")]).assert_resumed_after("BUILD_SET")
+    check(set_literal_of_constants, x23()).assert_resumed_after("BUILD_SET")
+    check(starred_set, x23(), [1, 2], 3, calls=[(np.ones(2), (), None)]).assert_resumed_after("BUILD_SET")
+    check(Cases.run, Cases(), x23()).assert_resumed_after("BUILD_SET")
+
+
+def test_set_additions_and_errors_run_as_eagerly():
+    assert_uses(starred_set, "SET_UPDATE")
+    assert_uses(set_comprehension, "SET_ADD")
+    check(unhashable_item, x23())
+    check(set_comprehension, x23(), ["a", "b", "a"], calls=[(np.ones(2), [])])

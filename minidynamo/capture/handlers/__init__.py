@@ -78,5 +78,5 @@ def unsupported_opcodes(reason: str, *opnames: str) -> None:
         UNSUPPORTED[name] = reason
 
 
-from . import (arith, call, compare, containers, context_managers, functions, imports,  # noqa: E402,F401
-               jumps, load_store, stack, unsupported)
+from . import (arith, call, classes, compare, containers, context_managers, functions,  # noqa: E402,F401
+               imports, jumps, load_store, stack, unsupported)

@@ -26,7 +26,8 @@ from . import Plain, handler, plain_form
 _BUILTIN_IMPORT = builtins.__dict__["__import__"]
 
 
-def _builtins_dict(frame: Frame) -> dict:
+def builtins_dict(frame: Frame) -> dict:
+    """The builtins namespace the frame's code looks names up in (IMPORT_NAME, LOAD_BUILD_CLASS)."""
     ns = frame.globals.get("__builtins__", builtins)
     return ns.__dict__ if isinstance(ns, types.ModuleType) else ns
 
@@ -59,7 +60,7 @@ def import_name(frame: Frame, inst: Instr) -> None:
     if not (level_var.is_constant() and fromlist_var.is_constant()):
         raise unsupported(BreakCategory.UNSUPPORTED, "import with computed level or names")
     level, fromlist = level_var.as_constant(), fromlist_var.as_constant()
-    ns = _builtins_dict(frame)
+    ns = builtins_dict(frame)
     if ns.get("__import__") is not _BUILTIN_IMPORT:
         raise unsupported(BreakCategory.CALL, "__import__ is not the builtin one")
     absolute = _absolute_name(frame, inst.arg, level)
@@ -86,7 +87,7 @@ def import_name(frame: Frame, inst: Instr) -> None:
 def import_name_plain(frame: Frame, inst: Instr, em) -> Plain:
     # What CPython does for a function frame: the frame's builtins' __import__ with its globals, no locals.
     level, fromlist = em.value(frame.stack[-2]), em.value(frame.stack[-1])
-    call = f"{em.constant(_builtins_dict(frame))}['__import__']({inst.arg!r}, {frame.globals_key}, None, " \
+    call = f"{em.constant(builtins_dict(frame))}['__import__']({inst.arg!r}, {frame.globals_key}, None, " \
            f"{fromlist}, {level})"
     return Plain(2, ["___r"], [f"___r = {call}"])
 

@@ -19,7 +19,7 @@ unsupported_opcodes(
 )
 unsupported_opcodes(
     "module and class bodies are not captured (only function code)",
-    "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "LOAD_BUILD_CLASS", "SETUP_ANNOTATIONS", "IMPORT_STAR",
+    "LOAD_NAME", "STORE_NAME", "DELETE_NAME", "SETUP_ANNOTATIONS", "IMPORT_STAR",
     "LOAD_LOCALS", "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_FROM_DICT_OR_DEREF", "LOAD_CLASSDEREF", "PRINT_EXPR",
 )
 unsupported_opcodes("pattern matching (match/case) is not captured", "MATCH_CLASS", "MATCH_KEYS",

@@ -3,7 +3,8 @@
 Imports nothing of JAX until the backend is used: `compile(fn, backend="jax")` checks that JAX is installed
 (ImportError naming `pip install minidynamo[jax]` otherwise), and the first graph it compiles imports the
 lowering (`table.py`: op -> rule or reason; `engine.py`: tracing and jit; `runner.py`: the call path;
-`finite.py`/`bounds.py`: which float values are checked for nan/inf, and when no check is needed).
+`finite.py`/`bounds.py`: which float values are checked for nan/inf, and when no check is needed;
+`staging.py`: large inputs passed through aligned buffers each graph keeps).
 Ops the table does not lower, or lowers only for some arguments, run on NumPy: `lowering.lower_graph` cuts
 the graph into JAX and NumPy pieces, and `explain()` lists each op left on NumPy with the reason.
 Shapes: XLA compiles for concrete shapes, so each captured graph is one compilation per concrete input

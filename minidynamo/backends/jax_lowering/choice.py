@@ -2,11 +2,10 @@
 
 Imports nothing of JAX. A graph whose calls may skip the finite checks (bounds.py) has two variants that give
 the same results, warnings and exceptions: checked (the finite checks, a pass over each checked result) and
-proved (the inputs' magnitudes read while XLA computes, two passes over each float input, hidden only when a
-core is free). Which costs less depends on the graph (what its checks do to XLA's fusions, inputs' and
-results' sizes) and on the machine's load, so a runner alternates them for its first calls and keeps the
-faster: the first call of each is dropped (it compiles), the next TRIALS of each are timed and their fastest
-compared (the least disturbed by other processes). A graph whose checked variant checks intermediate values
+proved (the inputs' magnitudes read before XLA starts, two passes over each float input). Which costs less
+depends on the graph (what its checks do to XLA's fusions, inputs' and results' sizes) and on the machine's
+load, so a runner alternates them for its first calls and keeps the faster: the first call of each is
+dropped (it compiles), the next TRIALS of each are timed and their fastest compared (the least disturbed by other processes). A graph whose checked variant checks intermediate values
 (extra XLA outputs that cost fusions) takes the proved variant without trials (`prefer_proved`).
 Speed only: both variants keep NumPy's semantics.
 """

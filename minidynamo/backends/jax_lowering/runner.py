@@ -29,6 +29,7 @@ import jax
 from ...graph.ir import CONST, INPUT, ArraySpec, PyScalarSpec, map_nodes
 from ..aliasing import same_object_root
 from .choice import Choice
+from .staging import Stager, large_inputs
 
 try:    # NumPy 2: np.seterr/np.errstate set this context variable to a new state object
     from numpy._core.umath import _extobj_contextvar as _ERRSTATE
@@ -197,7 +198,7 @@ def all_finite(arrays: list) -> bool:
     return all(np.isfinite(np.maximum.reduce(a, axis=None)) for a in arrays if a.size)
 
 
-def _caller(piece: Any, jitted: Callable) -> Callable[..., Any]:
+def _plain_caller(piece: Any, jitted: Callable) -> Callable[..., Any]:
     """jitted(*inputs, *constants), 64-bit graphs under jax.enable_x64 for that call only."""
     consts = tuple(n.value for n in piece.consts)
     if piece.x64:
@@ -210,34 +211,47 @@ def _caller(piece: Any, jitted: Callable) -> Callable[..., Any]:
     return jitted
 
 
+def _caller(piece: Any, jitted: Callable, read: Callable[[Any, tuple], Any],
+            stager: Stager) -> Callable[[tuple], Any]:
+    """inputs -> read(jitted(*inputs, *constants), inputs), large inputs through the graph's kept buffers
+    (staging.py; under the call's 64-bit context, which the staging's jax.device_put needs too)."""
+    if not stager.large:
+        call = _plain_caller(piece, jitted)
+        return lambda inputs: read(call(*inputs), inputs)
+    consts = tuple(n.value for n in piece.consts)
+
+    def staged(args: tuple, inputs: tuple) -> Any:
+        flat = jitted(*args, *consts)
+        jax.block_until_ready(flat)         # the buffers may be refilled only once XLA is done with them
+        return read(flat, inputs)
+
+    def run(inputs: tuple) -> Any:
+        if piece.x64:
+            with jax.enable_x64(True):
+                return stager.run(inputs, staged)
+        return stager.run(inputs, staged)
+    return run
+
+
 def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
-             unchecked: tuple | None, counter: list[int]) -> Callable[[tuple], Any]:
+             unchecked: tuple | None, counter: list[int], stager: Stager) -> Callable[[tuple], Any]:
     """inputs -> the graph's outputs from XLA, or None when a data check failed. With `unchecked`
     (jitted, traced, proof: engine._unchecked), calls may take the variant without finite checks when their
     inputs' magnitudes prove that no nan/inf can appear (counted in `counter`); choice.py times both ways
-    for the first calls and keeps the faster. JAX dispatches asynchronously, so after a proved call the next
-    one starts that variant first and reads the magnitudes (NumPy, read-only) while XLA computes; if they
-    prove nothing its results are dropped (nothing was written yet) and the checked variant runs, and the
-    next call reads the magnitudes first."""
-    call = _caller(piece, jitted)
+    for the first calls and keeps the faster. The magnitudes (NumPy, read-only) are read before XLA starts,
+    which then has both cores (staging.py); when they prove nothing, the checked variant runs."""
     read = (_packed_reader if traced.pack_dtype is not None else _array_reader)(piece, traced, written)
-
-    def checked(inputs: tuple) -> Any:
-        return read(call(*inputs), inputs)
+    checked = _caller(piece, jitted, read, stager)
     if unchecked is None:
         return checked
     fast_jitted, fast_traced, proof = unchecked
-    fast_call, fast_read = _caller(piece, fast_jitted), _array_reader(piece, fast_traced, written)
-    speculate = [True]
+    fast = _caller(piece, fast_jitted, _array_reader(piece, fast_traced, written), stager)
 
     def proved(inputs: tuple) -> Any:
-        started = fast_call(*inputs) if speculate[0] else None
-        if proof.holds(inputs):
-            speculate[0] = True
-            counter[0] += 1
-            return fast_read(fast_call(*inputs) if started is None else started, inputs)
-        speculate[0] = False
-        return checked(inputs)
+        if not proof.holds(inputs):
+            return checked(inputs)
+        counter[0] += 1
+        return fast(inputs)
     return Choice(proved, checked, prefer_proved=bool(traced.sinks))
 
 
@@ -249,7 +263,8 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
     input_index = {id(n): i for i, n in enumerate(piece.inputs)}
     written = [input_index[id(n)] for n in piece.written_inputs]     # in the order the trace returns them
     fallbacks, proved = [0], [0]    # calls that ran on NumPy / without finite checks (tests read both)
-    attempt = _attempt(piece, jitted, traced, written, unchecked, proved)
+    stager = Stager(large_inputs(piece))
+    attempt = _attempt(piece, jitted, traced, written, unchecked, proved, stager)
 
     def numpy_instead(inputs: tuple) -> tuple:
         fallbacks[0] += 1
@@ -274,5 +289,6 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
     run.__name__ = f"jax_{piece.graph.name}"
     run.fallbacks = fallbacks             # type: ignore[attr-defined]
     run.proved = proved                   # type: ignore[attr-defined]
+    run.stager = stager                   # type: ignore[attr-defined]
     run.__minidynamo_source__ = getattr(fallback, "__minidynamo_source__", "")
     return run

@@ -1,0 +1,87 @@
+"""Large inputs handed to XLA through buffers a graph keeps, instead of fresh copies JAX makes per call.
+
+Imports jax and numpy. JAX copies every NumPy argument of a jitted call into a buffer it allocates for that
+call, unless the array's data is 64-byte aligned, which its CPU client takes as it is; NumPy puts a large
+array 16 bytes past a page boundary, so every call copies every large input into memory allocated for it
+(about 1.3-1.6 ms per 16 MB, holding the GIL). `Stager` keeps, per large input of one graph, a
+64-byte aligned NumPy buffer and the JAX array over that very memory (jax.device_put(may_alias=True),
+checked to alias once); each call copies the input into its buffer (np.copyto into memory already mapped:
+about 0.85 ms per 16 MB) and passes the JAX array. That leaves time for the host work of a proved call
+(bounds.py: reading the inputs' magnitudes, about 0.5 ms per 16 MB) before XLA starts, where it competes
+with nothing: read beside XLA, it would steal a core from XLA's two threads, and a preempted XLA worker
+stalls its whole parallel loop, which costs far more than the read itself.
+
+Writing into memory a JAX array aliases is safe only while no computation reads it: a call holds the
+graph's lock from the copy until every output of its XLA computation is ready (the runner blocks on them
+before it returns), and a call made meanwhile by another thread passes its inputs to JAX as they are. The
+buffers are private (the JAX arrays over them are never handed out; XLA writes no input buffer) and cost
+one copy of the graph's large inputs in memory, freed with the compiled graph.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+import numpy as np
+import jax
+
+ALIGN = 64                  # the alignment at which JAX's CPU client takes a NumPy array without a copy
+STAGE_BYTES = 1 << 20       # inputs from this size up go through a kept buffer (smaller ones: JAX copies)
+
+
+def aligned_empty(like: np.ndarray) -> np.ndarray:
+    """An uninitialized C-contiguous array of `like`'s shape and dtype whose data starts at a multiple of
+    ALIGN bytes."""
+    raw = np.empty(like.nbytes + ALIGN, np.uint8)
+    start = -raw.ctypes.data % ALIGN
+    return raw[start:start + like.nbytes].view(like.dtype).reshape(like.shape)
+
+
+def aliased(like: np.ndarray) -> tuple[np.ndarray, Any] | None:
+    """(an aligned buffer shaped like `like`, the JAX array over that memory), or None when JAX copies it
+    instead (another device, another JAX version, a float64 buffer outside jax.enable_x64)."""
+    buffer = aligned_empty(like)
+    array = jax.device_put(buffer, may_alias=True)
+    try:
+        same = array.unsafe_buffer_pointer() == buffer.ctypes.data and array.dtype == buffer.dtype
+    except Exception:       # noqa: BLE001  (an array with no single host buffer: not aliased)
+        same = False
+    return (buffer, array) if same else None
+
+
+class Stager:
+    """`stager.run(inputs, call)` is `call(args, inputs)`, with `args` the inputs where each large NumPy input
+    is replaced by the JAX array over this graph's buffer, freshly filled with the input's values. `call`
+    must return only once every output of its XLA computation is ready. `large`: positions of inputs of at
+    least STAGE_BYTES (by their specs)."""
+
+    def __init__(self, large: list[int]) -> None:
+        self.large = large
+        self.lock = threading.Lock()
+        self.staged: dict[int, tuple[np.ndarray, Any] | None] = {}    # position -> aliased(...), once
+
+    def run(self, inputs: tuple, call: Callable[[tuple, tuple], Any]) -> Any:
+        if not self.large or not self.lock.acquire(blocking=False):    # another thread's call uses them
+            return call(inputs, inputs)
+        try:
+            args = list(inputs)
+            for i in self.large:
+                value = inputs[i]
+                if type(value) is not np.ndarray:
+                    continue
+                if i not in self.staged:
+                    self.staged[i] = aliased(value)
+                staged = self.staged[i]
+                if staged is not None and staged[0].shape == value.shape and staged[0].dtype == value.dtype:
+                    np.copyto(staged[0], value)
+                    args[i] = staged[1]
+            return call(tuple(args), inputs)
+        finally:
+            self.lock.release()
+
+
+def large_inputs(piece: Any) -> list[int]:
+    """Positions of the piece's array inputs of at least STAGE_BYTES."""
+    return [i for i, n in enumerate(piece.inputs) if hasattr(n.spec, "dtype") and not n.spec.scalar
+            and n.spec.size * n.spec.dtype.itemsize >= STAGE_BYTES]

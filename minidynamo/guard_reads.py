@@ -5,20 +5,63 @@ once, into a local. Imports only the stdlib.
 from __future__ import annotations
 
 import ast
+import functools
 
 # An entry body line that is just this marks where the dispatcher drops the locals the check bound
 # (GuardSet.bound_locals); the lines before the first one read the bound paths from them (reuse_reads).
 RELEASE_READS = "___release_reads"
 
 
-def prefixes(canon: str) -> list[str]:
-    """`p['W1'].shape` -> ["p['W1']", 'p'], nearest first: the values read on the way to expr."""
+# Capture renders thousands of guard expressions, most of them the same few paths (`self.W`, `p['b']`): the
+# pure functions of their text below are cached, since parsing is most of a capture's time otherwise.
+_CACHE_SIZE = 1 << 14
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def prefixes(canon: str) -> tuple[str, ...]:
+    """`p['W1'].shape` -> ("p['W1']", 'p'), nearest first: the values read on the way to expr."""
     node = ast.parse(canon, mode="eval").body
     out = []
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
         out.append(ast.unparse(node))
-    return out
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def canonical(expr: str) -> str:
+    """The expression as ast.unparse writes it (SyntaxError if it is none)."""
+    return ast.unparse(ast.parse(expr.strip(), mode="eval"))
+
+
+Span = tuple[int, int, tuple[str, ...]]   # where a plain path sits in a canonical text, and its spine
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _paths(canon: str) -> tuple[Span, ...] | None:
+    """The outermost plain paths of canon (a name, then attributes and subscripts by constants:
+    `self.layers[0].W`), each with (itself, *prefixes) nearest first; None when canon reads an attribute or
+    item any other way (`f(x).a`, `d[k.j]`): then only the tree walk finds what to substitute."""
+    if not canon.isascii():             # (offsets are in bytes)
+        return None
+    spans: list[Span] = []
+
+    def visit(node: ast.AST) -> bool:
+        if isinstance(node, (ast.Attribute, ast.Subscript)):
+            base = node
+            while isinstance(base, (ast.Attribute, ast.Subscript)):
+                if isinstance(base, ast.Subscript) and not isinstance(base.slice, ast.Constant):
+                    return False
+                base = base.value
+            if not isinstance(base, ast.Name):
+                return False
+            text = canon[node.col_offset:node.end_col_offset]
+            spine = (text, *prefixes(text))
+            spans.append((node.col_offset, node.end_col_offset, spine))
+            return all(text.startswith(p) for p in spine)
+        return all(visit(child) for child in ast.iter_child_nodes(node))
+
+    return tuple(spans) if visit(ast.parse(canon, mode="eval").body) else None
 
 
 class Reads:
@@ -38,12 +81,23 @@ class Reads:
     def rewrite(self, expr: str, gate: bool) -> str:
         if not self.bound and not gate:
             return expr
-        tree = ast.parse(expr.strip(), mode="eval")
-        canon = ast.unparse(tree)
-        tree = _Substitute(self.bound).visit(tree)
-        text = ast.unparse(tree)
-        if gate and canon not in self.bound and self._count.get(canon, 0) > 1 and \
-                isinstance(tree.body, (ast.Attribute, ast.Subscript)):
+        canon = canonical(expr)
+        spans = _paths(canon)
+        if spans is not None:   # each plain path's nearest bound prefix (what _Substitute finds), by text
+            parts, end, whole = [], 0, False
+            for start, stop, spine in spans:
+                hit = next((p for p in spine if p in self.bound), None)
+                if hit is not None:
+                    parts += [canon[end:start], self.bound[hit], canon[start + len(hit):stop]]
+                    end = stop
+                whole = (start, stop) == (0, len(canon)) and len(spine) > 1 and hit != canon
+            text = "".join(parts) + canon[end:]
+            is_path = whole
+        else:
+            tree = _Substitute(self.bound).visit(ast.parse(canon, mode="eval"))
+            text = ast.unparse(tree)
+            is_path = isinstance(tree.body, (ast.Attribute, ast.Subscript))
+        if gate and canon not in self.bound and self._count.get(canon, 0) > 1 and is_path:
             local = self.bound[canon] = f"___{self.tag}r{len(self.bound)}"
             return f"{local} := {text}"
         return text

@@ -10,9 +10,9 @@ the stdlib. Entry points: GuardSet, guard_constant, array_guards, failures.
 
 from __future__ import annotations
 
-import ast
 import builtins
 import enum
+import functools
 import itertools
 import math
 import re
@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from .errors import InternalError
-from .guard_reads import RELEASE_READS, Reads, prefixes as _prefixes  # noqa: F401 (re-exported)
+from .guard_reads import RELEASE_READS, Reads, canonical, prefixes as _prefixes  # noqa: F401 (re-exported)
 from .guard_relations import implied_bounds
 
 
@@ -299,7 +299,7 @@ class GuardSet:
     def _canonical(self, expr: str) -> str:
         if expr not in self._canon:
             try:
-                self._canon[expr] = ast.unparse(ast.parse(expr.strip(), mode="eval"))
+                self._canon[expr] = canonical(expr)
             except SyntaxError as e:
                 raise InternalError(f"guard expression {expr!r} is not a Python expression") from e
         return self._canon[expr]
@@ -430,6 +430,12 @@ def _is_inlinable(v: Any) -> bool:
 _MISSING = object()
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _compiled(expr: str) -> types.CodeType:
+    """A guard expression compiled once: every miss evaluates each guard again to say why it failed."""
+    return compile(expr.strip(), "<guard>", "eval")
+
+
 def failures(guard_set: GuardSet, values: dict[str, Any]) -> list[str]:
     """Why the check fails for `values` (argument names plus ___G/___closure), one line per guard.
 
@@ -448,7 +454,7 @@ def failures(guard_set: GuardSet, values: dict[str, Any]) -> list[str]:
         name = readable_expr(g.description or g.expr)
         label = name
         try:  # the same rule as the generated check: raising means failing
-            value = eval(g.expr, scope)
+            value = eval(_compiled(g.expr), scope)
             label = _label(g, name)
             message = _explain(g, name, value)
         except Exception as e:

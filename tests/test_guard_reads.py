@@ -108,3 +108,39 @@ def test_reads_rewrite_only_bound_paths_and_never_a_write_target():
     assert reads.reuse("self.W = self.W.copy()") == "self.W = ___e0_r0.copy()"
     assert reads.reuse("self.W[...] = 0") == "___e0_r0[...] = 0"          # a write *into* the object read
     assert Reads("e0_", ["x"]).reuse("x.y = 1") == "x.y = 1"             # nothing bound: the code as it was
+
+
+def _reference_rewrite(reads: Reads, expr: str, gate: bool) -> str:
+    """Reads.rewrite as first written: every read path found by walking the parsed expression."""
+    import ast
+    from minidynamo.guard_reads import _Substitute
+    if not reads.bound and not gate:
+        return expr
+    tree = ast.parse(expr.strip(), mode="eval")
+    canon = ast.unparse(tree)
+    tree = _Substitute(reads.bound).visit(tree)
+    text = ast.unparse(tree)
+    if gate and canon not in reads.bound and reads._count.get(canon, 0) > 1 and \
+            isinstance(tree.body, (ast.Attribute, ast.Subscript)):
+        local = reads.bound[canon] = f"___{reads.tag}r{len(reads.bound)}"
+        return f"{local} := {text}"
+    return text
+
+
+def test_rewrite_by_text_agrees_with_the_tree_walk():
+    """The plain-path fast path gives what the tree walk gives, binding the same locals in the same order."""
+    exprs = ["self", "self.W", "self.W.shape", "self.d['C']", "self.d['C'][0]", "self.d[\"n\"]", "x",
+             "self.layers[0].W", "self.layers[0].W.T", "self.layers[-1].W", "d[k].w", "d[a.b].w", "(a + b).c",
+             "f(self.W).x", "self.W.shape[0] == x.shape[1]", "len(self.d['C'])", "self.d['C'] is not None",
+             "___G['np']", "___G['np'].linalg", "g.__closure__[0].cell_contents", "t[0, 1].x",
+             "validation_data[0] is X_val", "'forward' in self.layers[0].__dict__", "self.d['C'] is self.W",
+             "self.layers[1].prev is self.layers[0]", "x.shape[0] + self.W.shape[1] > 2", "self.f(self.W).y",
+             "not self.d['é']", "(self.W, self.d['C'])[0]", "self.W.sum(axis=self.d['C'])"]
+    for gates in (lambda i: True, lambda i: i % 2 == 0, lambda i: i % 3 != 1):
+        fast, slow = Reads("e0_", exprs, exprs[:6]), Reads("e0_", exprs, exprs[:6])
+        texts = []
+        for i, e in enumerate(exprs * 2):
+            texts.append(fast.rewrite(e, gates(i)))
+            assert texts[-1] == _reference_rewrite(slow, e, gates(i)), e
+        assert fast.bound == slow.bound and len(fast.bound) >= 2
+        assert any("___e0_r" in t and (" is " in t or " > " in t) for t in texts)     # relations substituted

@@ -1,11 +1,12 @@
 """Common reads of one rendered guard check (guards.GuardSet.expression): a path several guards read is read
-once, into a local. Imports only the stdlib.
+once, into a local; and the cached text functions of guard expressions. Imports only the stdlib.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import types
 
 # An entry body line that is just this marks where the dispatcher drops the locals the check bound
 # (GuardSet.bound_locals); the lines before the first one read the bound paths from them (reuse_reads).
@@ -26,6 +27,12 @@ def prefixes(canon: str) -> tuple[str, ...]:
         node = node.value
         out.append(ast.unparse(node))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def compiled(expr: str) -> types.CodeType:
+    """A guard expression compiled once (every miss evaluates each guard again to say why it failed)."""
+    return compile(expr.strip(), "<guard>", "eval")
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import enum
-import functools
 import itertools
 import math
 import re
@@ -24,7 +23,7 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from .errors import InternalError
-from .guard_reads import RELEASE_READS, Reads, canonical, prefixes as _prefixes  # noqa: F401 (re-exported)
+from .guard_reads import RELEASE_READS, Reads, canonical, compiled, prefixes as _prefixes  # noqa: F401 (re-exported)
 from .guard_relations import implied_bounds
 
 
@@ -430,12 +429,6 @@ def _is_inlinable(v: Any) -> bool:
 _MISSING = object()
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _compiled(expr: str) -> types.CodeType:
-    """A guard expression compiled once: every miss evaluates each guard again to say why it failed."""
-    return compile(expr.strip(), "<guard>", "eval")
-
-
 def failures(guard_set: GuardSet, values: dict[str, Any]) -> list[str]:
     """Why the check fails for `values` (argument names plus ___G/___closure), one line per guard.
 
@@ -454,7 +447,7 @@ def failures(guard_set: GuardSet, values: dict[str, Any]) -> list[str]:
         name = readable_expr(g.description or g.expr)
         label = name
         try:  # the same rule as the generated check: raising means failing
-            value = eval(_compiled(g.expr), scope)
+            value = eval(compiled(g.expr), scope)
             label = _label(g, name)
             message = _explain(g, name, value)
         except Exception as e:

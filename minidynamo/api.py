@@ -361,7 +361,8 @@ def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[st
         return ["try:", f"    {call}", "finally:", f"    {RELEASE_READS}"]
     arrays = [ctx.inputs[i][0].expr() for i in written_inputs(ctx)]
     snapshot = f"___snap = ({''.join(a + '.copy(), ' for a in arrays)})"
-    restore = [f"    {a}[...] = ___snap[{i}]" for i, a in enumerate(arrays)]
+    # (a read-only array was not written: the graph raised at the first write into it)
+    restore = [f"    if {a}.flags.writeable: {a}[...] = ___snap[{i}]" for i, a in enumerate(arrays)]
     return [snapshot, "try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}",
             *restore, *rerun, RELEASE_READS]
 

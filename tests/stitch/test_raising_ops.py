@@ -186,7 +186,18 @@ def try_around_loop(x, n):
     return x
 
 
+def write_into_read_only(x, i):
+    a = x * 2.0
+    a.flags.writeable = False           # NumPy's test_ufunc_at_readonly: the graph's add.at raises
+    try:
+        np.add.at(a, [i], 1.0)
+    except ValueError as e:
+        return str(e), a
+    return None, a
+
+
 @pytest.mark.parametrize("fn, calls", [
+    (write_into_read_only, [(np.ones(3), 0), (np.ones(2), 1)]),
     (write_then_solve, [(np.ones(2), REGULAR, np.ones(2)), (np.ones(2), SINGULAR, np.ones(2))]),
     (write_then_index, [(np.ones(3), 0), (np.ones(3), 1), (np.ones(3), 7), (np.ones(3), -1)]),
     (write_in_try_then_raise, [(np.ones(3), 0), (np.ones(3), 5), (np.ones(3), 2)]),

@@ -6,6 +6,7 @@ or NumPy runs), in-place writes into the caller's arrays; and a call never refil
 from __future__ import annotations
 
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -15,6 +16,8 @@ from minidynamo.backends.jax_lowering import choice, staging
 from tests.backends.jax_support import Recorder, assert_close, jax, md
 
 ROWS = staging.STAGE_BYTES // (4 * 256) + 8        # float32 [ROWS, 256]: above the staging threshold
+BIG = staging.THREAD_BYTES // (4 * 256) + 8         # float32 [BIG, 256]: the helper reads the magnitudes
+SIZES = pytest.mark.parametrize("rows", [ROWS, BIG], ids=["magnitudes-first", "helper"])
 
 
 @pytest.fixture(autouse=True)
@@ -56,11 +59,12 @@ def test_an_aligned_buffer_is_taken_by_jax_without_a_copy():
     assert staging.aliased(np.ones(ROWS * 64)) is None     # float64 outside jax.enable_x64: JAX converts
 
 
-def test_the_buffers_are_refilled_on_every_call_and_the_callers_arrays_are_untouched():
+@SIZES
+def test_the_buffers_are_refilled_on_every_call_and_the_callers_arrays_are_untouched(rows):
     rec = Recorder()
     compiled = md.compile(softmax, backend=rec)
     for seed in range(3):
-        x = f32(ROWS, 256, seed=seed)
+        x = f32(rows, 256, seed=seed)
         before = x.copy()
         got, seen = caught(compiled, x)
         assert_close(got, softmax(before)) and seen == []
@@ -100,10 +104,11 @@ def test_a_non_contiguous_input_is_copied_with_its_values():
     assert rec.runs[0].proved[0] == 1
 
 
-def test_when_the_magnitudes_prove_nothing_the_call_keeps_numpys_warnings_and_errors():
+@SIZES
+def test_when_the_magnitudes_prove_nothing_the_call_keeps_numpys_warnings_and_errors(rows):
     rec = Recorder()
     compiled = md.compile(gelu, backend=rec)
-    x = np.linspace(-3, 3, ROWS * 256).astype(np.float32)
+    x = np.linspace(-3, 3, rows * 256).astype(np.float32)
     assert_close(compiled(x), gelu(x))
     wide = x.copy()
     wide[11] = 1e13                          # x ** 3 overflows; tanh turns the inf into 1: the result is finite
@@ -117,10 +122,11 @@ def test_when_the_magnitudes_prove_nothing_the_call_keeps_numpys_warnings_and_er
     assert rec.runs[0].proved[0] == 2
 
 
-def test_a_nan_that_comes_in_gives_numpys_result_without_a_warning():
+@SIZES
+def test_a_nan_that_comes_in_gives_numpys_result_without_a_warning(rows):
     rec = Recorder()
     compiled = md.compile(softmax, backend=rec)
-    x = f32(ROWS, 256)
+    x = f32(rows, 256)
     x[3, 5] = np.nan
     got, seen = caught(compiled, x)
     expected, expected_seen = caught(softmax, x)
@@ -149,12 +155,12 @@ def test_a_call_never_refills_buffers_another_call_is_using():
     x, other = f32(ROWS, 256), f32(ROWS, 256, seed=1)
     inside, release, seen = threading.Event(), threading.Event(), []
 
-    def slow(args, inputs):                 # holds the buffers, as a call does until XLA is done
+    def slow(args, inputs, proved):         # holds the buffers, as a call does until XLA is done
         inside.set()
         release.wait(30)
         return np.asarray(args[0]).copy()
 
-    def fast(args, inputs):
+    def fast(args, inputs, proved):
         seen.append(args[0] is inputs[0])   # the other call's inputs went to JAX as they are
         return None
     first = threading.Thread(target=lambda: seen.append(stager.run((x,), slow)))
@@ -164,4 +170,43 @@ def test_a_call_never_refills_buffers_another_call_is_using():
     release.set()
     first.join()
     assert seen[0] is True and np.array_equal(seen[1], x)
-    assert stager.run((other,), lambda args, inputs: np.asarray(args[0]).copy()).tolist() == other.tolist()
+    assert stager.run((other,), lambda args, inputs, proved: np.asarray(args[0]).copy()).tolist() == other.tolist()
+
+
+def test_the_calling_thread_never_waits_for_a_busy_helper():
+    release = threading.Event()
+    blocker = staging._helper().submit(release.wait, 30)     # the helper is busy until released
+    try:
+        rec = Recorder()
+        compiled = md.compile(softmax, backend=rec)
+        x = f32(BIG, 256)
+        for _ in range(2):
+            assert_close(compiled(x), softmax(x))
+        assert rec.runs[0].proved[0] == 2 and not blocker.done()
+        wide = x.copy()
+        wide[5, :2] = [-3e38, 3e38]         # x - max overflows in row 5: NumPy warns
+        got, seen = caught(compiled, wide)
+        expected, expected_seen = caught(softmax, wide)
+        assert seen == expected_seen and "overflow encountered in subtract" in seen
+        assert np.array_equal(got, expected) and not blocker.done()
+    finally:
+        release.set()
+    blocker.result()
+
+
+def test_the_helpers_answer_is_used_when_it_has_one(monkeypatch):
+    asked = []
+
+    def holds(inputs):
+        asked.append(threading.current_thread().name)
+        return True
+    copyto = np.copyto
+
+    def slow_copy(*args):                   # a copy slow enough for the helper to have answered by its end
+        time.sleep(0.2)
+        copyto(*args)
+    monkeypatch.setattr(np, "copyto", slow_copy)
+    x = f32(BIG, 256)
+    got = staging.Stager([0]).run((x,), lambda args, inputs, proved: (proved, np.asarray(args[0]).copy()), holds)
+    assert got[0] is True and np.array_equal(got[1], x)
+    assert len(asked) == 1 and asked[0].startswith("minidynamo-jax-magnitudes")

@@ -211,26 +211,27 @@ def _plain_caller(piece: Any, jitted: Callable) -> Callable[..., Any]:
     return jitted
 
 
-def _caller(piece: Any, jitted: Callable, read: Callable[[Any, tuple], Any],
-            stager: Stager) -> Callable[[tuple], Any]:
-    """inputs -> read(jitted(*inputs, *constants), inputs), large inputs through the graph's kept buffers
-    (staging.py; under the call's 64-bit context, which the staging's jax.device_put needs too)."""
-    if not stager.large:
-        call = _plain_caller(piece, jitted)
-        return lambda inputs: read(call(*inputs), inputs)
+def _staged_call(piece: Any, jitted: Callable, read: Callable[[Any, tuple], Any]) -> Callable[[tuple, tuple], Any]:
+    """(args, inputs) -> read(jitted(*args, *constants), inputs), returning once XLA is done with `args`
+    (staging.Stager may refill their buffers after that)."""
     consts = tuple(n.value for n in piece.consts)
 
-    def staged(args: tuple, inputs: tuple) -> Any:
+    def call(args: tuple, inputs: tuple) -> Any:
         flat = jitted(*args, *consts)
-        jax.block_until_ready(flat)         # the buffers may be refilled only once XLA is done with them
+        jax.block_until_ready(flat)
         return read(flat, inputs)
+    return call
 
-    def run(inputs: tuple) -> Any:
-        if piece.x64:
+
+def _staged(piece: Any, stager: Stager, call: Callable, holds: Callable | None = None) -> Callable[[tuple], Any]:
+    """inputs -> stager.run(inputs, call, holds), under the call's 64-bit context (the staging's
+    jax.device_put needs it as well)."""
+    if piece.x64:
+        def run(inputs: tuple) -> Any:
             with jax.enable_x64(True):
-                return stager.run(inputs, staged)
-        return stager.run(inputs, staged)
-    return run
+                return stager.run(inputs, call, holds)
+        return run
+    return lambda inputs: stager.run(inputs, call, holds)
 
 
 def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
@@ -239,19 +240,38 @@ def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
     (jitted, traced, proof: engine._unchecked), calls may take the variant without finite checks when their
     inputs' magnitudes prove that no nan/inf can appear (counted in `counter`); choice.py times both ways
     for the first calls and keeps the faster. The magnitudes (NumPy, read-only) are read before XLA starts,
-    which then has both cores (staging.py); when they prove nothing, the checked variant runs."""
+    while the large inputs are copied for XLA (staging.py); when they prove nothing, the checked variant
+    runs on the same copies."""
     read = (_packed_reader if traced.pack_dtype is not None else _array_reader)(piece, traced, written)
-    checked = _caller(piece, jitted, read, stager)
+    if not stager.large:                # the common small case: fewest steps
+        call = _plain_caller(piece, jitted)
+
+        def checked(inputs: tuple) -> Any:
+            return read(call(*inputs), inputs)
+    else:
+        checked_call = _staged_call(piece, jitted, read)
+        checked = _staged(piece, stager, lambda args, inputs, proved: checked_call(args, inputs))
     if unchecked is None:
         return checked
     fast_jitted, fast_traced, proof = unchecked
-    fast = _caller(piece, fast_jitted, _array_reader(piece, fast_traced, written), stager)
+    fast_read = _array_reader(piece, fast_traced, written)
+    if not stager.large:
+        fast = _plain_caller(piece, fast_jitted)
 
-    def proved(inputs: tuple) -> Any:
-        if not proof.holds(inputs):
-            return checked(inputs)
-        counter[0] += 1
-        return fast(inputs)
+        def proved(inputs: tuple) -> Any:
+            if not proof.holds(inputs):
+                return checked(inputs)
+            counter[0] += 1
+            return fast_read(fast(*inputs), inputs)
+    else:
+        fast_call = _staged_call(piece, fast_jitted, fast_read)
+
+        def either(args: tuple, inputs: tuple, holds: bool) -> Any:
+            if not holds:
+                return checked_call(args, inputs)
+            counter[0] += 1
+            return fast_call(args, inputs)
+        proved = _staged(piece, stager, either, proof.holds)
     return Choice(proved, checked, prefer_proved=bool(traced.sinks))
 
 

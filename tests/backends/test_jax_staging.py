@@ -210,3 +210,20 @@ def test_the_helpers_answer_is_used_when_it_has_one(monkeypatch):
     got = staging.Stager([0]).run((x,), lambda args, inputs, proved: (proved, np.asarray(args[0]).copy()), holds)
     assert got[0] is True and np.array_equal(got[1], x)
     assert len(asked) == 1 and asked[0].startswith("minidynamo-jax-magnitudes")
+
+
+def test_an_input_jax_would_copy_is_passed_to_it_as_it_is(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise TypeError("no such device")
+    monkeypatch.setattr(staging.jax, "device_put", refuse)
+    assert staging.aliased(f32(ROWS, 256)) is None
+    monkeypatch.undo()
+    monkeypatch.setattr(choice, "TRIALS", 0)
+    monkeypatch.setattr(staging, "aliased", lambda like: None)
+    rec = Recorder()
+    compiled = md.compile(softmax, backend=rec)
+    x = f32(ROWS, 256)
+    for _ in range(2):
+        assert_close(compiled(x), softmax(x))
+        assert stager_of(rec).staged == {0: None}     # tried once, then JAX copies it, as without staging
+    assert rec.runs[0].proved[0] == 2

@@ -51,11 +51,11 @@ def aliased(like: np.ndarray) -> tuple[np.ndarray, Any] | None:
     """(an aligned buffer shaped like `like`, the JAX array over that memory), or None when JAX copies it
     instead (another device, another JAX version, a float64 buffer outside jax.enable_x64)."""
     buffer = aligned_empty(like)
-    array = jax.device_put(buffer, may_alias=True)
     try:
+        array = jax.device_put(buffer, may_alias=True)
         same = array.unsafe_buffer_pointer() == buffer.ctypes.data and array.dtype == buffer.dtype
-    except Exception:       # noqa: BLE001  (an array with no single host buffer: not aliased)
-        same = False
+    except Exception:       # noqa: BLE001  (a dtype or device JAX does not take so: JAX copies the input)
+        return None
     return (buffer, array) if same else None
 
 

@@ -239,9 +239,12 @@ def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
     """inputs -> the graph's outputs from XLA, or None when a data check failed. With `unchecked`
     (jitted, traced, proof: engine._unchecked), calls may take the variant without finite checks when their
     inputs' magnitudes prove that no nan/inf can appear (counted in `counter`); choice.py times both ways
-    for the first calls and keeps the faster. The magnitudes (NumPy, read-only) are read before XLA starts,
-    while the large inputs are copied for XLA (staging.py); when they prove nothing, the checked variant
-    runs on the same copies."""
+    for the first calls and keeps the faster. With large inputs, the magnitudes (NumPy, read-only) are read
+    before XLA starts, while the inputs are copied for XLA (staging.py; beside XLA's threads they would
+    stall its loops), and when they prove nothing the checked variant runs on the same copies. With small
+    ones (a short read), JAX dispatches asynchronously: the proved variant starts first and the magnitudes
+    are read while XLA computes; if they prove nothing its results are dropped and the checked variant
+    runs, and the next call reads the magnitudes first."""
     read = (_packed_reader if traced.pack_dtype is not None else _array_reader)(piece, traced, written)
     if not stager.large:                # the common small case: fewest steps
         call = _plain_caller(piece, jitted)
@@ -255,14 +258,17 @@ def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
         return checked
     fast_jitted, fast_traced, proof = unchecked
     fast_read = _array_reader(piece, fast_traced, written)
-    if not stager.large:
-        fast = _plain_caller(piece, fast_jitted)
+    if not stager.large:                # small inputs: XLA starts first, the magnitudes are read meanwhile
+        fast, speculate = _plain_caller(piece, fast_jitted), [True]
 
         def proved(inputs: tuple) -> Any:
-            if not proof.holds(inputs):
+            started = fast(*inputs) if speculate[0] else None
+            if not proof.holds(inputs):     # its results are dropped: nothing was written yet
+                speculate[0] = False
                 return checked(inputs)
+            speculate[0] = True
             counter[0] += 1
-            return fast_read(fast(*inputs), inputs)
+            return fast_read(fast(*inputs) if started is None else started, inputs)
     else:
         fast_call = _staged_call(piece, fast_jitted, fast_read)
 

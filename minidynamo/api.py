@@ -169,13 +169,15 @@ class CompiledState:
         for entry in self.cache.entries:
             for g in entry.guards:
                 number = numbers and g.kind is GuardKind.EQUALS and type(g.expected) in (int, float)
-                if not (number or g.kind is GuardKind.ID and type(g.expected) is types.FunctionType):
+                length = numbers and g.kind is GuardKind.LEN
+                if not (number or length or g.kind is GuardKind.ID and type(g.expected) is types.FunctionType):
                     continue
                 try:
                     now = eval(g.expr, scope)   # a source expression minidynamo built, not user input
                 except Exception:
                     continue
-                if number and type(now) is type(g.expected) and now != g.expected:
+                if number and type(now) is type(g.expected) and now != g.expected or \
+                        length and type(now) is list and len(now) != g.expected:   # (dynamic_index.py)
                     changed.add(g.expr)
                 # A function pinned by identity (a call that broke inside it) came back as another function
                 # object with the same code: it is made per call, so it is not pinned from now on.

@@ -207,7 +207,12 @@ class CaptureContext:
             return ConstVar(value)
         return self.wrap(value, NamespaceSource(self.bind(value), "default argument"))
 
-    def _graph_input(self, value: Any, source: Source, lazy: bool = False) -> ArrayVar:
+    def array_input(self, value: np.ndarray, source: Source, dims: dict[int, str]) -> ArrayVar:
+        """A graph input for an array the entry computes (variables/dynamic_index.py), `dims` symbolic."""
+        return self._graph_input(value, source, dims=dims)
+
+    def _graph_input(self, value: Any, source: Source, lazy: bool = False,
+                     dims: dict[int, str] | None = None) -> ArrayVar:
         expr = source.expr()
         known = self._inputs_by_expr.get(expr)
         if known is not None:
@@ -222,7 +227,8 @@ class CaptureContext:
             node = self.graph.add_input(self._input_name(source), ArraySpec(value.shape, value.dtype))
             var: ArrayVar = LazyArrayVar(node, source, type(value))
         else:
-            dims = self.shape_policy.symbolic_dims(expr, value) if type(value) is np.ndarray else {}
+            if dims is None:
+                dims = self.shape_policy.symbolic_dims(expr, value) if type(value) is np.ndarray else {}
             guards = G.array_guards(expr, value, source.describe())
             if dims:   # the shape guard leaves symbolic sizes open; the shape env guards them (>= 2, relations)
                 shape = tuple(None if i in dims else d for i, d in enumerate(value.shape))
@@ -518,6 +524,14 @@ class LazyListVar(ListVar):
 
     def length_before(self) -> int | None:
         return len(self._real)
+
+    def unread(self) -> bool:
+        """Whether the caller's list is still exactly what this Var stands for: no item or length read,
+        nothing appended (so reading it afresh in the entry gives the same list)."""
+        return self._resolved is None and not self._appended and self.source is not None
+
+    def real_list(self) -> list:
+        return self._real
 
     def appended_only(self) -> list[Var] | None:
         """The items appended, when the capture never read the list's old items or length (else None)."""

@@ -116,6 +116,21 @@ class LenSource(Source):
         return f"len({self.base.describe()})"
 
 
+@dataclass(frozen=True, eq=True)
+class CallSource(Source):
+    """`fn(base)` for a function of minidynamo's own bound in the namespace under `fn_key`."""
+
+    base: Source
+    fn_key: str
+    label: str
+
+    def expr(self) -> str:
+        return f"{self.fn_key}({self.base.expr()})"
+
+    def describe(self) -> str:
+        return f"{self.base.describe()} {self.label}"
+
+
 def input_name(source: Source) -> str:
     """A readable Python identifier for a graph input read from `source` (p['W1'] -> p_W1)."""
     text = source.describe().replace("global ", "").replace("closure variable ", "")

@@ -125,7 +125,9 @@ def tri_meta(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, **kwargs: An
     rows = int_tuple(N, "tri: N")[0]
     cols = rows if M is None else int_tuple(M, "tri: M")[0]
     int_tuple(k, "tri: k")
-    return ArraySpec(tuple(d if isinstance(d, Sym) else max(d, 0) for d in (rows, cols)), _dtype(dtype))
+    # (a symbolic N is a size, or an int whose sign the comparison guards: a negative one is an empty axis)
+    return ArraySpec(tuple(max(d, 0) if not isinstance(d, Sym) else 0 if d < 0 else d for d in (rows, cols)),
+                     _dtype(dtype))
 
 
 def identity_meta(n: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:

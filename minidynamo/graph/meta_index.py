@@ -199,9 +199,11 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
         shape = tuple(d for _, dims in basic for d in dims)
         is_scalar = not had_ellipsis and not basic and all(it.kind == "int" for it, _ in expanded)
         return shape, is_scalar
-    try:
-        adv_shape = tuple(np.broadcast_shapes(*(s for _, s in advanced)))
-    except ValueError:
+    try:      # (symbolic sizes broadcast on the shape env: an index array of a list's dynamic length)
+        shapes = [s for _, s in advanced]
+        adv_shape = broadcast(*shapes) if any(has_symbols(s) for s in shapes) else \
+            tuple(np.broadcast_shapes(*shapes))
+    except (ValueError, MetaError):
         raise MetaError("IndexError: shape mismatch: indexing arrays could not be broadcast together with "
                         "shapes " + " ".join(str(s) for _, s in advanced)) from None
     if 0 not in adv_shape:

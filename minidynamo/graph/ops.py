@@ -418,7 +418,8 @@ SYMBOLIC_OPS.update({
     "svd", "eigh", "eigvalsh", "slogdet", "pinv", "matrix_power", "pad", "tile", "split", "array_split",
     "sort", "argsort", "flip", "rot90", "roll", "triu", "tril", "diff", "real", "imag", "angle", "repeat", "diag",
     "convolve", "correlate", "broadcast_to"})
-SYMBOLIC_INT_OPS.update({"getitem", "setitem", "reshape", "arange", "zeros", "ones", "empty", "full", "broadcast_to"})
+SYMBOLIC_INT_OPS.update({"getitem", "setitem", "reshape", "arange", "zeros", "ones", "empty", "full", "broadcast_to",
+                         "tri"})
 SYMBOLIC_OPS.update(SYMBOLIC_INT_OPS)
 SYMBOLIC_OPS.update(op.name for op in [*BINARY_OPERATORS.values(), *UNARY_OPERATORS.values()]
                     if op.name not in ("matmul", "imatmul"))

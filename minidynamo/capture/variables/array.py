@@ -103,7 +103,8 @@ class ArrayVar(Var):
         return frame.ctx.record(opdef, [self, *args], kwargs, target=MethodCall(name))
 
     def getitem(self, frame: "Frame", key: Var) -> Var:
-        return frame.ctx.record(_op("getitem"), [self, key], {}, target=operator.getitem)
+        from .dynamic_index import dynamic_index
+        return frame.ctx.record(_op("getitem"), [self, dynamic_index(frame, key)], {}, target=operator.getitem)
 
     def setitem(self, frame: "Frame", key: Var, value: Var) -> None:
         if self.spec.scalar:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minidynamo as md
 
@@ -103,3 +105,12 @@ def test_tri_of_a_symbolic_int_of_any_sign(n):
     c = md.compile(f, dynamic=True)
     for k in (n, 4, n):
         check(f, 2.0, k, compiled=c)
+
+
+@given(st.lists(st.lists(st.integers(-25, 24), max_size=12), min_size=2, max_size=6), st.sampled_from([None, True]))
+@settings(max_examples=40)
+def test_random_lists_of_any_length_and_bounds(lists, dynamic):
+    """Index lists drawn at random (empty, out of bounds, negative), called in a row on one compiled function."""
+    c = md.compile(positions, dynamic=dynamic)
+    for idx in lists:
+        check(positions, W, idx, compiled=c)

@@ -44,6 +44,22 @@ def triangular(C, beta):
     return C
 
 
+def decode(wte, wpe, tokens):
+    """picoGPT's first lines (embedding and positions over the token list), a causal mask and one attention:
+    called once per generated token, the list one longer each time."""
+    x = wte[tokens] + wpe[range(len(tokens))]
+    mask = (1 - np.tri(x.shape[0], dtype=x.dtype)) * -1e10
+    s = x @ x.T / np.sqrt(x.shape[-1]) + mask
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ x
+
+
+def decode_calls(rng: np.random.Generator, steps: int, vocab: int = 50, d: int = 16) -> list[tuple]:
+    wte, wpe = rng.standard_normal((vocab, d)), rng.standard_normal((steps + 3, d))
+    tokens = [int(t) for t in rng.integers(0, vocab, steps + 3)]
+    return [(wte, wpe, tokens[:n]) for n in range(3, steps + 3)]
+
+
 class Recurrent:
     """A layer in the style of public NumPy model code: per-step caches in lists, a counter in a dict."""
 
@@ -130,10 +146,12 @@ def run(quick: bool = False) -> str:
     att_calls = [(rng.random((t, 16)), rng.random((t, 16)), rng.random((t, 16))) for t in seqs]
     n = 60 if quick else 200
     tri_calls = [(rng.random((n, n)), 0.5)]
+    steps = 12 if quick else 60
+    dec_calls = decode_calls(rng, steps)
     rows = []
     for label, policy in POLICIES:
         row = [label]
-        for fn, calls in ((mlp, mlp_calls), (attention, att_calls), (triangular, tri_calls)):
+        for fn, calls in ((mlp, mlp_calls), (attention, att_calls), (triangular, tri_calls), (decode, dec_calls)):
             captures, seconds = _sweep(fn, calls, policy)
             row.append(f"{captures} ({seconds * 1e3:.0f} ms)")
         for batch, d in RECURRENT_SIZES:
@@ -143,18 +161,20 @@ def run(quick: bool = False) -> str:
     torch = sizes_torch.available()
     if torch is not None:
         rows.append([f"TorchDynamo {torch.__version__.split('+')[0]}, default"] + sizes_torch.sweeps(
-            torch, batches, seqs, triangular, n, RECURRENT_SIZES, 20 if quick else 50))
+            torch, batches, seqs, triangular, n, RECURRENT_SIZES, 20 if quick else 50, decode=dec_calls))
     note = ("TorchDynamo row: the same programs in torch, `torch.compile(fn, backend=\"eager\", dynamic=None)`; its "
             "captures are the graphs it compiled, its time that of the calls that compiled (sizes_torch.py). "
             + ("" if torch is not None else "_Skipped here: torch is not installed._ ") +
             "To include it (CPU build, Python 3.11): `python3.11 -m venv .venvs/torch311 && .venvs/torch311/bin/pip "
             "install -e . torch==2.13.0`, then `.venvs/torch311/bin/python -m benchmarks.sizes`.")
     header = ["policy", f"MLP, batch 1..64 ({len(mlp_calls)} sizes)", f"attention, length 5..100 "
-              f"({len(att_calls)} sizes)", f"triangular loop, n={n}"]
+              f"({len(att_calls)} sizes)", f"triangular loop, n={n}", f"decode, token list 3..{steps + 2}"]
     header += [f"recurrent layer, {20 if quick else 50} steps, batch {b}, d {d}" for b, d in RECURRENT_SIZES]
     body = ("Captures (total capture time) per sweep; every resume function and loop body counts. Targets "
             "(issue 10): <= 3 captures per sweep with the default policy; the triangular body captured once; "
-            "the recurrent layer settled within 3 captures, then <= 1.2x eager per call.\n\n")
+            "the recurrent layer settled within 3 captures, then <= 1.2x eager per call. The decode column "
+            "(picoGPT's embedding, positions and causal mask over a Python list of token ids one longer per "
+            "call) has no target of its own.\n\n")
     return body + table(header, rows) + "\n\n" + note + "\n\n" + overhead(11 if quick else 41)
 
 

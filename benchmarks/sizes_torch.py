@@ -1,6 +1,6 @@
 """The sizes sweeps (benchmarks/sizes.py) under TorchDynamo, where torch is installed (optional).
 
-The same four programs written with torch tensors, run through `torch.compile(fn, backend="eager",
+The same five programs written with torch tensors, run through `torch.compile(fn, backend="eager",
 dynamic=None)` (the default: automatic dynamic), on the same sizes. Captures are the graphs TorchDynamo
 compiled (`torch._dynamo.utils.counters["stats"]["unique_graphs"]`); capture time is the wall time of the
 calls that compiled something (their run time included, which is small next to compiling). Torch is
@@ -44,6 +44,17 @@ def _attention(torch):
     return attention
 
 
+def _decode(torch):
+    def decode(wte, wpe, tokens):
+        x = wte[tokens] + wpe[list(range(len(tokens)))]
+        n = x.shape[0]
+        mask = (1 - torch.tril(torch.ones((n, n), dtype=x.dtype))) * -1e10
+        s = x @ x.T / math.sqrt(x.shape[-1]) + mask
+        e = torch.exp(s - s.amax(dim=-1, keepdim=True))
+        return (e / e.sum(dim=-1, keepdim=True)) @ x
+    return decode
+
+
 class Recurrent:
     """benchmarks.sizes.Recurrent with torch tensors: per-step caches in a list, a step counter in a dict."""
 
@@ -80,7 +91,7 @@ def _timed_sweep(torch, fn: Callable, calls: list) -> tuple[int, float]:
 
 
 def sweeps(torch, mlp_sizes, att_sizes, triangular: Callable, n: int, recurrent_sizes, steps: int, d: int = 32,
-           hdim: int = 64) -> list[str]:
+           hdim: int = 64, decode: list | None = None) -> list[str]:
     """One table row: the cells of the sizes table for TorchDynamo's default policy (`triangular` is
     benchmarks.sizes.triangular itself: plain indexing, the same code on tensors)."""
     torch.set_num_threads(1)
@@ -93,7 +104,8 @@ def sweeps(torch, mlp_sizes, att_sizes, triangular: Callable, n: int, recurrent_
         warnings.simplefilter("ignore")
         for fn, calls in ((_mlp(torch), [(rand(b, d), w1, b1, w2, b2) for b in mlp_sizes]),
                           (_attention(torch), [(rand(t, 16), rand(t, 16), rand(t, 16)) for t in att_sizes]),
-                          (triangular, [(rand(n, n), 0.5)])):
+                          (triangular, [(rand(n, n), 0.5)]),
+                          (_decode(torch), [(torch.from_numpy(a), torch.from_numpy(b), t) for a, b, t in decode or []])):
             graphs, seconds = _timed_sweep(torch, fn, calls)
             cells.append(f"{graphs} ({seconds * 1e3:.0f} ms)")
         for batch, dim in recurrent_sizes:

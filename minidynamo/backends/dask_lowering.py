@@ -181,6 +181,7 @@ def lower(node: Node, da: Any) -> Callable[..., Any]:
 
 def is_lazy(value: Any) -> bool:
     """True for a dask array (told by its class's module, so nothing here imports dask)."""
-    return type(value).__module__.startswith("dask.array") and hasattr(value, "chunks")
+    module = getattr(type(value), "__module__", None)    # (a class made without one, e.g. by ctypes, has none)
+    return isinstance(module, str) and module.startswith("dask.array") and hasattr(value, "chunks")
 
 

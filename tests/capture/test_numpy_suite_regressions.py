@@ -132,3 +132,20 @@ def test_clip_and_reshape_raise_exactly_as_this_numpy():
     check(clip_one_bound, np.arange(5))
     check(reshape_no_copy, np.arange(24).reshape(2, 3, 4))
     check(reshape_no_copy, np.asfortranarray(np.arange(24).reshape(2, 3, 4)))
+
+
+def _class_without_module() -> type:
+    ns: dict = {}
+    exec("cls = type('Bare', (), {})", ns)     # globals without __name__: the class gets no __module__
+    return ns["cls"]
+
+
+def pass_through(x, obj):
+    return x * 2.0, obj
+
+
+def test_an_argument_whose_class_has_no_module_is_captured():
+    # test_ufunc.py::TestLowlevelAPIAccess::test_loop_access (3.11, a ctypes value): "AttributeError: __module__"
+    bare = _class_without_module()
+    assert not hasattr(bare, "__module__")
+    check(pass_through, np.ones(2), bare()).assert_no_breaks()

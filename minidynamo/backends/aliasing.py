@@ -26,7 +26,7 @@ from ..graph.ops import INPLACE_NAMES
 # (flip and rot90 are always views; diag of a 2-d array, real and imag are too, and so is the method
 # `x.conjugate()` of a real array: the array itself, where the ufunc np.conjugate makes a new one.)
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "swapaxes", "moveaxis", "expand_dims",
-                      "squeeze", "broadcast_to", "split", "array_split", "asarray", "ascontiguousarray",
+                      "squeeze", "broadcast_to", "split", "array_split", "asarray", "asanyarray", "ascontiguousarray",
                       "flip", "rot90", "diag", "real", "imag"})
 
 

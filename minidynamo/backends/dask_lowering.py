@@ -112,7 +112,7 @@ NOT_LOWERED: dict[str, str] = {
     "inner": "dask.array has no inner()",
     "setitem": "writes into an array in place: a dask array is rebuilt, not written (runs as Python)",
     "empty": "uninitialized memory", "empty_like": "uninitialized memory",
-    **{n: "converts to an in-memory ndarray" for n in ("array", "asarray", "ascontiguousarray")},
+    **{n: "converts to an in-memory ndarray" for n in ("array", "asarray", "asanyarray", "ascontiguousarray")},
     "split": "dask.array has no split()", "array_split": "dask.array has no array_split()",
     "pad": "dask.array.pad supports only some of NumPy's modes",
     "copy": "np.copy of a dask array returns an ndarray (the method x.copy() lowers)",

@@ -360,7 +360,7 @@ for _name, _meta in (("zeros", C.zeros_meta), ("ones", C.ones_meta), ("full", C.
                      ("linspace", C.linspace_meta), ("zeros_like", C.zeros_like_meta),
                      ("ones_like", C.ones_like_meta), ("full_like", C.full_like_meta),
                      ("where", C.where_meta), ("copy", C.copy_meta), ("array", C.array_meta),
-                     ("asarray", C.array_meta),
+                     ("asarray", C.array_meta), ("asanyarray", C.array_meta),   # (inputs are exact ndarrays)
                      ("ascontiguousarray", C.ascontiguousarray_meta)):
     _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),))
 # Uninitialized memory is not a function of the inputs: flagged random so passes never fold or CSE it.

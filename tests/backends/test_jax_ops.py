@@ -183,6 +183,7 @@ OTHER_CASES = {
     "copy": [(lambda x: (np.copy(x) * 2, x.copy() + 1), X)],
     "array": [(lambda x: np.array(x, dtype=np.float32) + np.array([1.0, 2.0, 3.0, 4.0]), X)],
     "asarray": [(lambda x: np.asarray(x * 2, dtype=np.float32), X)],
+    "asanyarray": [(lambda x: np.asanyarray(x * 2, dtype=np.float32), X)],
     "ascontiguousarray": [(lambda x: np.ascontiguousarray(x.T * 2), X)],
     "astype": [(lambda x: (x.astype(np.float32), (x * 3).astype(np.int32), (x > 0).astype(np.int64)), X),
                (lambda x: (x.astype(np.int8), x.astype(np.float64), x.astype(bool)), XI)],

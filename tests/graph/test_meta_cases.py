@@ -550,7 +550,7 @@ CASES.update({
     "where": where_case(), "astype": astype_case(), "copy": copy_case(),
     "ascontiguousarray": copy_case(),
     "getitem": getitem_case(), "setitem": setitem_case(),
-    "array": array_case(), "asarray": array_case(),
+    "array": array_case(), "asarray": array_case(), "asanyarray": array_case(),
 })
 CASES.update({name: creation_case(name) for name in (
     "zeros", "ones", "empty", "full", "eye", "tri", "identity", "arange", "linspace", "zeros_like", "ones_like",

@@ -183,7 +183,7 @@ def _softmax_shift(node: Node, f: list[Fact]) -> Fact | None:
 
 
 SAME_VALUES = frozenset({"reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to", "copy",
-                         "ascontiguousarray", "asarray", "getitem", "swapaxes", "moveaxis", "flip"})
+                         "ascontiguousarray", "asarray", "asanyarray", "getitem", "swapaxes", "moveaxis", "flip"})
 JOINS = frozenset({"concatenate", "stack", "hstack", "vstack"})
 COMPARISONS = frozenset({"greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
                          "logical_and", "logical_or", "logical_not"})

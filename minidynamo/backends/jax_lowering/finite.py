@@ -34,7 +34,7 @@ PROPAGATING: dict[str, tuple[int, ...] | None] = {
         "log", "log2", "log10", "log1p", "sin", "cos", "tan", "sinh", "cosh", "arcsinh", "rint", "floor",
         "ceil", "trunc", "conjugate", "sum", "mean", "prod", "cumsum", "cumprod", "std", "var", "matmul",
         "dot", "vdot", "inner", "outer", "tensordot", "matvec", "vecmat", "vecdot", "reshape", "transpose",
-        "ravel", "flatten", "squeeze", "expand_dims", "swapaxes", "moveaxis", "copy", "array", "asarray",
+        "ravel", "flatten", "squeeze", "expand_dims", "swapaxes", "moveaxis", "copy", "array", "asarray", "asanyarray",
         "ascontiguousarray", "broadcast_to", "concatenate", "stack", "hstack", "vstack", "tile", "flip",
         "roll", "iadd", "isub", "imul", "imatmul")},
     "divide": (0,), "itruediv": (0,),

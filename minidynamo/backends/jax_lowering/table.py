@@ -306,7 +306,7 @@ def _rules() -> dict[str, OpRule]:
     rules["tri"] = OpRule(_lower_tri, _both(_only("M", "k", "dtype"), _refuse_literal_only))
     for name in ("arange", "linspace"):
         rules[name] = OpRule(_lower_by_numpy, _refuse_literal_only)
-    rules["array"] = rules["asarray"] = OpRule(_lower_array, _refuse_array)
+    rules["array"] = rules["asarray"] = rules["asanyarray"] = OpRule(_lower_array, _refuse_array)
     rules["ascontiguousarray"] = OpRule(_lower_array, _only("dtype"))
     rules["copy"] = OpRule(_lower_copy, _only("order"))
     rules["astype"] = OpRule(_lower_astype, _refuse_astype)

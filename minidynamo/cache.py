@@ -1,6 +1,6 @@
 """Per-function cache of captured variants and the generated dispatcher that checks them.
 
-Imports guards and inline_graph only (entries arrive as source lines and namespaces). The dispatcher is Python source with
+Imports guards only (entries arrive as source lines and namespaces). The dispatcher is Python source with
 the function's own signature, so Python binds the arguments; each entry's guard expression is inlined
 and checked, newest entry first, and its body runs on the first hit. Adding an entry regenerates the
 source and swaps the dispatcher's `__code__`, so the function object the user holds stays the same.
@@ -18,7 +18,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from . import inline_graph, live_defaults
+from . import live_defaults
 from .guards import RELEASE_READS, GuardSet
 from .signatures import code_signature
 
@@ -141,7 +141,6 @@ class FunctionCache:
         self._prologue, used = live_defaults.prologue(fn, names)
         if self._prologue:
             self.namespace.update(used, ___fill_defaults=functools.partial(live_defaults.fill, fn))
-        self._inlined: dict[str, list[str]] = {}   # entry tag -> its body with the graph inlined
         self._files: list[str] = []       # the linecache name of the current code (one at a time)
         weakref.finalize(self, _forget_lines, self._files)
         self.dispatcher = self._compile(self._source(self.entries, 0))
@@ -159,16 +158,7 @@ class FunctionCache:
         """Append an entry. Everything that can fail (guard rendering, compiling the source) happens before
         the cache changes; then names first, code last."""
         names = {**entry.namespace, **entry.guards.namespace(entry.tag), f"___{entry.tag}hits": entry.hits}
-        inlined = inline_graph.inlined(_reusing_reads(entry, _release(entry)), entry.tag,
-                                       entry.namespace.get(f"___{entry.tag}graph"))
-        if inlined is not None:
-            self._inlined[entry.tag], graph_names = inlined
-            names.update(graph_names)
-        try:
-            new = self._compile(self._source(self.entries + [entry], self.generation + 1))
-        except BaseException:
-            self._inlined.pop(entry.tag, None)
-            raise
+        new = self._compile(self._source(self.entries + [entry], self.generation + 1))
         self.namespace.update(names)
         self.entries.append(entry)
         self.generation += 1
@@ -189,7 +179,6 @@ class FunctionCache:
         new = self._compile(self._source([], self.generation + 1, Mode.CAPTURE))
         self.stats.mode = Mode.CAPTURE
         self.entries.clear()
-        self._inlined.clear()
         self.generation += 1
         self.dispatcher.__code__ = new.__code__
         self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
@@ -213,16 +202,16 @@ class FunctionCache:
             # truth of the last guard is taken inside the try too.
             lines += ["    try:", f"        ___hit = True if ({expr}) else False", "    except Exception:  # a guard "
                       "that cannot be evaluated (missing global, wrong type) is a miss", "        ___hit = False"]
-            release = _release(e)
+            held = e.guards.bound_locals(e.tag)
+            release = f"{' = '.join(held)} = None" if held else None
             body = _reusing_reads(e, release)
-            reuses = body is not e.body
-            if release and not reuses:  # the check's reads are dropped: the call must not find extra references
+            if held and body is e.body:   # the check's reads are dropped: the call must not find extra references
                 lines.append(f"    {release}")
             lines.append("    if ___hit:")
             if self.count_hits:
                 lines.append(f"        ___{e.tag}hits[0] += 1")
-            lines += [f"        {line}" for line in self._inlined.get(e.tag, body)]
-            if release and reuses:      # the body always returns: this is the miss path
+            lines += [f"        {line}" for line in body]
+            if held and body is not e.body:     # the body always returns: this is the miss path
                 lines.append(f"    {release}")
         forward = f"{generation}, {self.forward}" if self.forward else str(generation)
         if mode is Mode.PAST_LIMIT:    # no lock, no miss path: just the original function, counted
@@ -244,12 +233,6 @@ class FunctionCache:
         self._files.append(filename)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         return fn
-
-
-def _release(e: Entry) -> str | None:
-    """The statement dropping the locals e's guard check binds (None: it binds none)."""
-    held = e.guards.bound_locals(e.tag)
-    return f"{' = '.join(held)} = None" if held else None
 
 
 def _reusing_reads(e: Entry, release: str | None) -> list[str]:

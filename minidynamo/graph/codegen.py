@@ -14,7 +14,6 @@ so its results are bit-identical to `interp.run` and its exceptions are the same
 
 from __future__ import annotations
 
-import functools
 import itertools
 import keyword
 import linecache
@@ -73,20 +72,16 @@ class _Namer:
 
 
 class _Emitter:
-    """Renders one graph; locals are named first, so globals can avoid every local name. `prefix` starts
-    every name it makes up (locals and globals) and `inputs` names the inputs: how the dispatcher writes a
-    graph's statements into its own code (inline_code)."""
+    """Renders one graph; locals are named first, so globals can avoid every local name."""
 
-    def __init__(self, graph: Graph, prefix: str = "", inputs: list[str] | None = None) -> None:
+    def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self.prefix = prefix
-        self.locals = _Namer(inputs)
+        self.locals = _Namer()
         self.names: dict[Node, str] = {}
         self.carried: dict[Node, list[str]] = {}
-        given = iter(inputs or ())
         for node in graph.nodes:
             if node.op == INPUT:
-                self.names[node] = next(given) if inputs is not None else self.locals.fresh(node.name)
+                self.names[node] = self.locals.fresh(node.name)
         self._name_calls(graph)
         self.globals_namer = _Namer(self.locals.taken)
         self.globals: dict[str, Any] = {}
@@ -97,7 +92,7 @@ class _Emitter:
         the arms are blocks of the same function)."""
         for node in graph.nodes:
             if node.is_call:
-                self.names[node] = self.locals.fresh(self.prefix + "t" + node.name.lstrip("%"))
+                self.names[node] = self.locals.fresh("t" + node.name.lstrip("%"))
                 if node.op == control.WHILE_LOOP:    # the loop's carried variables, reassigned each iteration
                     self.carried[node] = [self.locals.fresh(f"{self.names[node]}_c{i}")
                                           for i in range(len(node.args))]
@@ -109,7 +104,7 @@ class _Emitter:
         """A global name for `value` (the same object always gets the same name)."""
         name = self._by_id.get(id(value))
         if name is None:
-            name = self.globals_namer.fresh(self.prefix + preferred)
+            name = self.globals_namer.fresh(preferred)
             self._by_id[id(value)] = name
             self.globals[name] = value
         return name
@@ -305,32 +300,6 @@ def generate(graph: Graph) -> PythonCode:
     return PythonCode(fn_name, source, emitter.globals)
 
 
-@dataclass
-class InlineCode:
-    """A graph's statements for another function's body: `lines` compute it from the inputs' names, `result`
-    is the tuple of its outputs, `locals` every name the lines bind, `globals` what they read."""
-
-    lines: list[str]
-    result: str
-    locals: list[str]
-    globals: dict[str, Any]
-
-
-# A call costs about what 3-4 small ops do; past this many nodes inlining saves nothing worth its text.
-INLINE_MAX_NODES = 40
-
-
-def inline_code(graph: Graph, prefix: str, inputs: list[str]) -> InlineCode | None:
-    """`graph` as statements over the locals `inputs` (one per input, in order), every other name starting
-    with `prefix`; None for a graph too large to be worth it (or given another number of inputs)."""
-    if len(graph.nodes) > INLINE_MAX_NODES or sum(n.op == INPUT for n in graph.nodes) != len(inputs):
-        return None
-    emitter = _Emitter(graph, prefix, inputs)
-    lines = emitter.block(graph)
-    result = emitter.tuple_text(graph.outputs)
-    return InlineCode(lines, result, sorted(emitter.locals.taken - set(inputs)), emitter.globals)
-
-
 def compile_graph(graph: Graph) -> Callable[..., tuple]:
     """Exec the generated source and return the function; it takes the inputs positionally and returns
     a tuple of outputs. `fn.__minidynamo_source__` holds the source and `fn.__minidynamo_filename__` the
@@ -345,6 +314,5 @@ def compile_graph(graph: Graph) -> Callable[..., tuple]:
     fn.__minidynamo_source__ = code.source
     fn.__minidynamo_filename__ = filename
     fn.__minidynamo_graph__ = graph
-    fn.__minidynamo_inline__ = functools.partial(inline_code, graph)      # cache.py: the dispatcher's copy
     weakref.finalize(fn, linecache.cache.pop, filename, None)
     return fn

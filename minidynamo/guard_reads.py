@@ -41,6 +41,16 @@ def canonical(expr: str) -> str:
     return ast.unparse(ast.parse(expr.strip(), mode="eval"))
 
 
+def _is_read(node: ast.AST) -> bool:
+    """A value the check may read once into a local: an attribute or item read, or a call of one of
+    minidynamo's own pure helpers on one value (`___e0_as_index1(idx)`, `___e0_f1(lst)`: names starting
+    with `___`, which user code cannot bind)."""
+    if isinstance(node, (ast.Attribute, ast.Subscript)):
+        return isinstance(node.ctx, ast.Load)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("___")
+            and len(node.args) == 1 and not node.keywords)
+
+
 Span = tuple[int, int, tuple[str, ...]]   # where a plain path sits in a canonical text, and its spine
 
 
@@ -60,13 +70,13 @@ def _paths(canon: str) -> tuple[Span, ...] | None:
                 if isinstance(base, ast.Subscript) and not isinstance(base.slice, ast.Constant):
                     return False
                 base = base.value
-            if not isinstance(base, ast.Name):
+            if not isinstance(base, ast.Name):      # (a helper's call: the tree walk substitutes it)
                 return False
             text = canon[node.col_offset:node.end_col_offset]
             spine = (text, *prefixes(text))
             spans.append((node.col_offset, node.end_col_offset, spine))
             return all(text.startswith(p) for p in spine)
-        return all(visit(child) for child in ast.iter_child_nodes(node))
+        return not _is_read(node) and all(visit(child) for child in ast.iter_child_nodes(node))
 
     return tuple(spans) if visit(ast.parse(canon, mode="eval").body) else None
 
@@ -91,19 +101,18 @@ class Reads:
         canon = canonical(expr)
         spans = _paths(canon)
         if spans is not None:   # each plain path's nearest bound prefix (what _Substitute finds), by text
-            parts, end, whole = [], 0, False
+            parts, end, is_path = [], 0, False
             for start, stop, spine in spans:
                 hit = next((p for p in spine if p in self.bound), None)
                 if hit is not None:
                     parts += [canon[end:start], self.bound[hit], canon[start + len(hit):stop]]
                     end = stop
-                whole = (start, stop) == (0, len(canon)) and len(spine) > 1 and hit != canon
+                is_path = (start, stop) == (0, len(canon)) and len(spine) > 1 and hit != canon
             text = "".join(parts) + canon[end:]
-            is_path = whole
         else:
             tree = _Substitute(self.bound).visit(ast.parse(canon, mode="eval"))
             text = ast.unparse(tree)
-            is_path = isinstance(tree.body, (ast.Attribute, ast.Subscript))
+            is_path = _is_read(tree.body)
         if gate and canon not in self.bound and self._count.get(canon, 0) > 1 and is_path:
             local = self.bound[canon] = f"___{self.tag}r{len(self.bound)}"
             return f"{local} := {text}"
@@ -122,6 +131,6 @@ class _Substitute(ast.NodeTransformer):
 
     def visit(self, node: ast.AST) -> ast.AST:
         # Only reads: a write target (`obj.w = v`) stays a write into the object (its value part is a read).
-        read = isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Load)
+        read = _is_read(node)
         local = self.bound.get(ast.unparse(node)) if read else None
         return ast.Name(local, ast.Load()) if local else self.generic_visit(node)

@@ -112,15 +112,14 @@ def test_reads_rewrite_only_bound_paths_and_never_a_write_target():
 def _reference_rewrite(reads: Reads, expr: str, gate: bool) -> str:
     """Reads.rewrite as first written: every read path found by walking the parsed expression."""
     import ast
-    from minidynamo.guard_reads import _Substitute
+    from minidynamo.guard_reads import _is_read, _Substitute
     if not reads.bound and not gate:
         return expr
     tree = ast.parse(expr.strip(), mode="eval")
     canon = ast.unparse(tree)
     tree = _Substitute(reads.bound).visit(tree)
     text = ast.unparse(tree)
-    if gate and canon not in reads.bound and reads._count.get(canon, 0) > 1 and \
-            isinstance(tree.body, (ast.Attribute, ast.Subscript)):
+    if gate and canon not in reads.bound and reads._count.get(canon, 0) > 1 and _is_read(tree.body):
         local = reads.bound[canon] = f"___{reads.tag}r{len(reads.bound)}"
         return f"{local} := {text}"
     return text
@@ -134,7 +133,8 @@ def test_rewrite_by_text_agrees_with_the_tree_walk():
              "___G['np']", "___G['np'].linalg", "g.__closure__[0].cell_contents", "t[0, 1].x",
              "validation_data[0] is X_val", "'forward' in self.layers[0].__dict__", "self.d['C'] is self.W",
              "self.layers[1].prev is self.layers[0]", "x.shape[0] + self.W.shape[1] > 2", "self.f(self.W).y",
-             "not self.d['é']", "(self.W, self.d['C'])[0]", "self.W.sum(axis=self.d['C'])"]
+             "not self.d['é']", "(self.W, self.d['C'])[0]", "self.W.sum(axis=self.d['C'])",
+             "___e0_f1(idx)", "___e0_f1(idx).shape[0] >= 2", "___e0_f1(idx).dtype", "f(idx).dtype"]
     for gates in (lambda i: True, lambda i: i % 2 == 0, lambda i: i % 3 != 1):
         fast, slow = Reads("e0_", exprs, exprs[:6]), Reads("e0_", exprs, exprs[:6])
         texts = []

@@ -272,8 +272,8 @@ class CaptureContext:
     def length_input(self, value: list, source: Source, specialize: Any) -> ScalarVar:
         """len(lst) of a list from before the call, as a symbolic int read afresh on every call: a branch
         on it guards the relation (`len(lst) == 0` is False), `specialize` pins the exact length."""
-        from .sources import LenSource
-        src = LenSource(source, self.bind(len, "f"))
+        from .sources import CallSource
+        src = CallSource(source, self.bind(len, "f"), "len({})")
         expr = src.expr()
         known = self._inputs_by_expr.get(expr)
         if known is not None:

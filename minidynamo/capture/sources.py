@@ -103,32 +103,19 @@ class ItemSource(Source):
 
 
 @dataclass(frozen=True, eq=True)
-class LenSource(Source):
-    """`len(base)`, with the builtin bound in the namespace under `len_key` (a parameter may be `len`)."""
-
-    base: Source
-    len_key: str
-
-    def expr(self) -> str:
-        return f"{self.len_key}({self.base.expr()})"
-
-    def describe(self) -> str:
-        return f"len({self.base.describe()})"
-
-
-@dataclass(frozen=True, eq=True)
 class CallSource(Source):
-    """`fn(base)` for a function of minidynamo's own bound in the namespace under `fn_key`."""
+    """`fn(base)` for a function of minidynamo's own (`len`, dynamic_index.as_index) bound in the namespace
+    under `fn_key` (a parameter may be called `len`); `shown` formats base's description (`len({})`)."""
 
     base: Source
     fn_key: str
-    label: str
+    shown: str
 
     def expr(self) -> str:
         return f"{self.fn_key}({self.base.expr()})"
 
     def describe(self) -> str:
-        return f"{self.base.describe()} {self.label}"
+        return self.shown.format(self.base.describe())
 
 
 def input_name(source: Source) -> str:

@@ -125,9 +125,8 @@ def tri_meta(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, **kwargs: An
     rows = int_tuple(N, "tri: N")[0]
     cols = rows if M is None else int_tuple(M, "tri: M")[0]
     int_tuple(k, "tri: k")
-    # (a symbolic N is a size, or an int whose sign the comparison guards: a negative one is an empty axis)
-    return ArraySpec(tuple(max(d, 0) if not isinstance(d, Sym) else 0 if d < 0 else d for d in (rows, cols)),
-                     _dtype(dtype))
+    # A negative N or M is an empty axis; for a symbolic one (an int input) `d < 0` is decided and guarded.
+    return ArraySpec(tuple(0 if d < 0 else d for d in (rows, cols)), _dtype(dtype))
 
 
 def identity_meta(n: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:

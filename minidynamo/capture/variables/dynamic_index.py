@@ -46,6 +46,6 @@ def dynamic_index(frame: "Frame", key: Var) -> Var:
     if value.dtype != np.intp or value.ndim != 1:
         return key
     from ..sources import CallSource
-    source = CallSource(key.source, ctx.bind(as_index, "as_index"), "as an index array")
+    source = CallSource(key.source, ctx.bind(as_index, "as_index"), "{} as an index array")
     dims = {0: "list length"} if len(value) >= 2 else {}
     return ctx.array_input(value, source, dims)

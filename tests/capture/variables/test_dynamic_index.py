@@ -75,6 +75,13 @@ def test_dynamic_true_takes_the_list_path_from_the_first_call():
     assert md.stats(c).captures == 1
 
 
+def test_the_list_is_converted_once_per_call():
+    """The check binds the conversion to a local; its guards and the graph read that local."""
+    c = md.compile(gather, dynamic=True)
+    c(W, [1, 2, 3])
+    assert c.__minidynamo_source__.count("as_index1(idx)") == 1
+
+
 def test_dynamic_false_keeps_specializing_lengths():
     c = md.compile(gather, dynamic=False)
     check(gather, W, [1, 2, 3], calls=_growing(6), compiled=c)

@@ -30,6 +30,7 @@ import numpy as np
 from ...graph.ir import CONST, INPUT, ArraySpec, Graph, Node, iter_nodes
 
 REL = 2.0 ** -10            # relative widening per op
+TRIG_LIMIT = 4096.0         # float32 sin/cos arguments the proved variant computes by trig.py's polynomials
 _MEMO_LIMIT = 64
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -100,6 +101,8 @@ def _elementwise(node: Node, f: list[Fact]) -> Fact:
 
 def _transcendental(node: Node, a: Fact) -> Fact:
     op, spec = node.op, node.spec
+    if op in ("sin", "cos") and spec.dtype == np.float32 and max(-a.lo, a.hi) > TRIG_LIMIT:
+        raise Unprovable(f"float32 {op} of an argument beyond {TRIG_LIMIT} (see trig.py)")
     if op in ("tanh", "sin", "cos"):
         return _fact(-1.0, 1.0, spec)
     if op == "exp":

@@ -65,6 +65,7 @@ class Trace:
         self.scalar_inputs = scalar_inputs      # id(traced Python scalar) -> input position
         self.scalar_dtypes: dict[int, set] = {}  # input position -> dtypes that scalar is cast to
         self.py_values: set[int] = set()        # ids of traced values that are computed Python numbers
+        self.bounded_trig = False               # float32 sin/cos arguments proved within trig.TRIG_LIMIT
 
     def val(self, arg: Any) -> Any:
         return map_nodes(arg, self._node_value)
@@ -162,7 +163,8 @@ class Piece:
     def __init__(self, graph: Graph, host_checks: bool = True, finite_checks: bool = True) -> None:
         """`host_checks=False` for a subgraph (control.py): all its checks are computed inside XLA.
         `finite_checks=False` for the variant a bounds.Proof lets run: no float value is checked or poisoned
-        (the other data checks, bounds and integer division, stay)."""
+        (the other data checks, bounds and integer division, stay), and float32 sin/cos, whose arguments
+        the proof keeps within trig.TRIG_LIMIT, are trig.py's polynomials."""
         self.graph = graph
         self.inputs = graph.inputs
         self.consts = [n for n in graph.nodes if n.op == CONST]
@@ -175,6 +177,7 @@ class Piece:
         self.outputs = list({id(root[id(o)]): root[id(o)] for o in iter_nodes(graph.outputs)
                              if o.is_call and o.op != "setitem" and root[id(o)].op not in (INPUT, CONST)}.values())
         self.poison = poisoned(graph) if finite_checks else {}
+        self.bounded_trig = not finite_checks
         self.sinks = finite_sinks(graph, self.poison) if finite_checks else set()
         self.x64 = _needs_x64(graph)
         self.scalar_dtypes: dict[int, set] = {}
@@ -192,6 +195,7 @@ class Piece:
     def run(self, args: list, scalars: dict[int, int] | None = None) -> Trace:
         """Trace every node on `args` (values of inputs, then constants); the Trace holds values and checks."""
         cx = Trace(self.graph, scalars or {})
+        cx.bounded_trig = self.bounded_trig
         for node, value in zip(self.inputs + self.consts, args):
             cx.env[id(node)] = value
             if id(node) in self.sinks:

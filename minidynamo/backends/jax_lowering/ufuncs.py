@@ -19,6 +19,7 @@ from jax import lax
 from ...graph.ir import ArraySpec, Node, PyScalarSpec
 from ...graph.ops import INPLACE_NAMES, REGISTRY, BINARY_OPERATORS
 from .pynumbers import lower_python_number, refuse_python_number
+from .trig import FAST as FAST_TRIG
 
 # ufunc names lowered to the jnp function of the same name (after the casts above).
 SAME_NAME = ("absolute add arccos arccosh arcsin arcsinh arctan arctan2 arctanh bitwise_and bitwise_count "
@@ -98,6 +99,8 @@ def lower_ufunc(cx: Any, node: Node) -> Any:
     elif name == "power" and dts[0].kind == "f" and _small_int_literal(node.args[1]):
         # x ** 2 by multiplication, as NumPy's own fast path (and jnp's x ** 2) does, not by pow()
         out = lax.integer_pow(ins[0], int(node.args[1]))
+    elif name in FAST_TRIG and cx.bounded_trig and dts[0] == np.float32:
+        out = FAST_TRIG[name](ins[0])           # XLA's own float32 sin/cos are scalar loops (trig.py)
     else:
         out = getattr(jnp, name)(*ins)
     outs = out if ufunc.nout > 1 else (out,)

@@ -23,16 +23,18 @@ STACK_PREFIX = "___stack"    # names of stack arguments; only the (then dead) pr
 _cache: dict[tuple, types.CodeType] = {}
 
 
-def _split_items(code: types.CodeType) -> list:
-    """The bytecode items with 3.13 superinstructions split, in the same order as capture.instructions."""
+def _split_items(code: types.CodeType) -> tuple[list, bytecode.Bytecode]:
+    """The bytecode items with 3.13 superinstructions split, in the same order as capture.instructions, and
+    the Bytecode they came from (its attributes are copied into the resume code: one decoding for both)."""
     from ..capture.instructions import _split
     items = []
-    for item in bytecode.Bytecode.from_code(code, conserve_exception_block_stackdepth=True):
+    decoded = bytecode.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
+    for item in decoded:
         if isinstance(item, Instr) and pyversion.HAS_SUPERINSTRUCTIONS:
             items.extend(_split(item))
         else:
             items.append(item)
-    return items
+    return items, decoded
 
 
 _LOCAL_OPS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "STORE_FAST", "DELETE_FAST"}
@@ -84,7 +86,7 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
         return cached
     if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):
         raise CannotResume("resuming a generator or coroutine")
-    items = _split_items(code)
+    items, orig = _split_items(code)
     instr_positions = [i for i, it in enumerate(items) if isinstance(it, Instr)]
     if len(instr_positions) != len(decode(code).instrs):
         raise CannotResume("instruction list changed between decoding passes")
@@ -136,7 +138,6 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     rest = [emit.load_fast(it.arg, checked=True) if isinstance(it, Instr) and emit.is_unchecked_load(it)
             and it.arg not in passed else it for it in rest]
 
-    orig = bytecode.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
     new = bytecode.Bytecode(head + prefix + rest)
     new._copy_attr_from(orig)
     new.argnames = args

@@ -27,7 +27,7 @@ from ..graph.ops import INPLACE_NAMES
 # `x.conjugate()` of a real array: the array itself, where the ufunc np.conjugate makes a new one.)
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "swapaxes", "moveaxis", "expand_dims",
                       "squeeze", "broadcast_to", "split", "array_split", "asarray", "asanyarray", "ascontiguousarray",
-                      "flip", "rot90", "diag", "real", "imag"})
+                      "flip", "rot90", "diag", "real", "imag", "atleast_1d", "atleast_2d", "atleast_3d"})
 
 
 def is_view(node: Node) -> bool:

@@ -372,7 +372,7 @@ class CaptureContext:
         if isinstance(var, ListVar):
             return [self.to_arg(v) for v in var.items]
         if isinstance(var, SliceVar):
-            return slice(*(self.to_arg(p) for p in var.parts))
+            return slice(*(self.known.slice_bound(p, self.to_arg) for p in var.parts))
         if var.is_constant():
             return var.as_constant()
         raise unsupported(BreakCategory.UNSUPPORTED, f"{var.describe()} cannot be an argument of a graph op")

@@ -81,6 +81,15 @@ class KnownValues:
             leaf.as_constant()
         return value
 
+    def slice_bound(self, var: Var, to_arg: Any) -> Any:
+        """A slice bound in the graph: an integer 0-d value known here (an item of `np.arange(0, n, step)` over
+        constants) is that value, under its constants' guards, since NumPy needs a bound's value."""
+        if isinstance(var, ArrayVar) and var.spec.ndim == 0 and var.spec.dtype.kind in "iu":
+            value = self.value_of(var)
+            if value is not None:
+                return value
+        return to_arg(var)
+
     def _value(self, var: Any, leaves: list[Var]) -> Any:
         if isinstance(var, ArrayVar):
             entry = self._values.get(var.node)

@@ -89,6 +89,10 @@ def as_spec(value: Any, what: str = "operand") -> ArraySpec:
         return ArraySpec((), np.asarray(value).dtype)
     if isinstance(value, (list, tuple)):
         return _sequence_spec(value, what)
+    if isinstance(value, range):     # np.asarray(range(n)): int64 (empty: float64)
+        if value and not -2**63 <= min(value[0], value[-1]) <= max(value[0], value[-1]) < 2**63:
+            raise MetaError(f"unsupported {what} {value!r}: items beyond int64")
+        return ArraySpec((len(value),), np.dtype(np.int64 if value else np.float64))
     raise MetaError(f"unsupported {what} {value!r} of type {type(value).__name__}")
 
 

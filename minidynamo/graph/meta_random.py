@@ -50,6 +50,8 @@ def size_shape(size: Any) -> tuple[int, ...] | None:
 
 
 def _result(name: str, res: Any, shape: tuple[int, ...]) -> ArraySpec:
+    if isinstance(res, np.generic) and shape == ():     # an item of an array-like population: a NumPy scalar
+        return ArraySpec((), res.dtype, scalar=True)
     if not isinstance(res, np.ndarray):
         raise MetaError(f"random.{name}: unsupported: without a size the draw is a Python number")
     if any(d < 0 for d in shape):
@@ -110,7 +112,8 @@ def randint_meta(low: Any, high: Any = None, size: Any = None, dtype: Any = int)
 
 
 def choice_meta(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> ArraySpec:
-    """choice(a, size): `size` items of a (an int n means arange(n)); p must be a constant."""
+    """choice(a, size): `size` items of a (an int n means arange(n)); p must be a constant. Without a size,
+    an item of an array-like `a` is a NumPy scalar (of an int `a`, a Python int: refused)."""
     if is_spec(p):
         raise MetaError("random.choice: unsupported: p as an array (its values are checked)")
     shape = size_shape(size)
@@ -118,7 +121,7 @@ def choice_meta(a: Any, size: Any = None, replace: bool = True, p: Any = None) -
         if a.ndim != 1:
             raise MetaError("random.choice: a must be 1-dimensional")
         population, probe_a = a.shape[0], np.ones(min(a.shape[0], 1), a.dtype)
-    elif isinstance(a, (list, tuple)):
+    elif isinstance(a, (list, tuple, range)):       # (a range is converted as np.array(range(...)) is)
         population, probe_a = len(a), a
     else:
         population = operator.index(a)

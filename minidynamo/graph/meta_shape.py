@@ -1,5 +1,6 @@
 """Meta rules of shape ops: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze, ravel, flatten,
-broadcast_to, concatenate, stack, hstack, vstack, split, array_split, tile, repeat, flip, roll, pad.
+broadcast_to, concatenate, stack, hstack, vstack, split, array_split, tile, repeat, flip, roll, pad,
+atleast_1d/2d/3d, insert.
 
 Imports numpy and graph.meta only. All shape arithmetic is written out here; only the dtype of joins
 (concatenate, stack ...) comes from a one-element probe. Scalar-ness follows NumPy: a NumPy scalar input
@@ -18,8 +19,8 @@ import numpy as np
 from .ir import ArraySpec
 from .meta_index import slice_length
 from .symbolic import Sym
-from .meta import (MetaError, as_spec, broadcast, normalize_axes, normalize_axis, probe, reject_keywords,
-                   result_dtype)
+from .meta import (MetaError, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
+                   reject_keywords, result_dtype, run_probe)
 
 
 def int_tuple(value: Any, what: str) -> tuple[int, ...]:
@@ -345,3 +346,52 @@ def triangle_meta(m: Any, k: Any = 0) -> ArraySpec:
         raise MetaError(f"triu/tril: k must be an integer, got {type(k).__name__}")
     shape = (x.shape[0], x.shape[0]) if x.ndim == 1 else x.shape
     return ArraySpec(shape, x.dtype)
+
+
+def atleast_meta(n: int) -> Any:
+    """np.atleast_1d/2d/3d of one array: the array itself when it has n dimensions or more, else a view with
+    NumPy's padding ((N,) -> (1, N) for 2d; (N,) -> (1, N, 1) and (M, N) -> (M, N, 1) for 3d)."""
+    def meta(*arys: Any) -> ArraySpec:
+        if len(arys) != 1:
+            raise MetaError(f"atleast_{n}d of {len(arys)} arrays (a tuple of them) is not captured")
+        x = as_spec(arys[0])
+        shape = x.shape
+        if x.ndim < n:
+            shape = {0: (1,) * n, 1: (1, *shape, 1) if n == 3 else (1, *shape), 2: (*shape, 1)}[x.ndim]
+        return ArraySpec(tuple(shape), x.dtype)
+    return meta
+
+
+def insert_meta(arr: Any, obj: Any, values: Any, axis: Any = None) -> ArraySpec:
+    """np.insert with constant positions `obj` (an int, a slice or a sequence of ints): `arr`'s dtype, one
+    axis longer by the number of inserted slices. As NumPy, a single scalar position inserts every slice
+    `values` holds along the axis (values are moved to it), and positions must lie in [-N, N]."""
+    x, v = as_spec(arr), as_spec(values, "insert: values")
+    if is_spec(obj) or isinstance(obj, (list, tuple)) and any(is_spec(o) for o in obj):
+        raise MetaError("insert: positions computed in the graph are not captured")
+    shape = [x.size] if axis is None else list(x.shape)
+    ax = 0 if axis is None else normalize_axis(axis, x.ndim, "insert: axis")
+    n = shape[ax]
+    if isinstance(obj, slice):
+        positions, scalar = list(range(*obj.indices(n))), False
+    else:
+        index = np.array(obj)
+        if index.dtype == bool or index.ndim > 1 or index.size and index.dtype.kind not in "iu":
+            raise MetaError(f"insert: unsupported positions {obj!r}")
+        positions, scalar = [int(i) for i in index.ravel()], index.ndim == 0
+        if any(not -n <= i <= n for i in positions):    # (NumPy accepts some of these in a longer list)
+            raise MetaError(f"insert: index {obj!r} is out of bounds for axis {ax} with size {n}"
+                            if len(positions) == 1 else "insert: unsupported: positions outside [-N, N]")
+    if v.ndim > len(shape):
+        raise MetaError("insert: unsupported: values with more dimensions than the array")
+    if not is_spec(values):       # a Python value converts by value (2**70 into int32 overflows)
+        run_probe("insert", np.array, values, dtype=x.dtype)
+    vshape = (1,) * (len(shape) - v.ndim) + tuple(v.shape)
+    if len(positions) == 1 and scalar:             # np.moveaxis(values, 0, axis)
+        vshape = (*vshape[1:ax + 1], vshape[0], *vshape[ax + 1:])
+    count = vshape[ax] if len(positions) == 1 else len(positions)
+    target = tuple(count if i == ax else d for i, d in enumerate(shape))
+    if broadcast(vshape, target) != target:
+        raise MetaError(f"insert: could not broadcast values of shape {v.shape} into shape {target}")
+    shape[ax] += count
+    return ArraySpec(tuple(shape), x.dtype)

@@ -230,6 +230,9 @@ for _name, _meta, _methods in (
         ("roll", S.roll_meta, ()), ("rot90", S.rot90_meta, ()), ("pad", S.pad_meta, ()),
         ("triu", S.triangle_meta, ()), ("tril", S.triangle_meta, ())):
     _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),), methods=_methods)
+for _n in (1, 2, 3):
+    _op(f"atleast_{_n}d", getattr(np, f"atleast_{_n}d"), S.atleast_meta(_n), functions=(getattr(np, f"atleast_{_n}d"),))
+_op("insert", np.insert, S.insert_meta, functions=(np.insert,))
 if getattr(np, "concat", None) is not None and np.concat is not np.concatenate:
     alias_function(np.concat, "concatenate")
 

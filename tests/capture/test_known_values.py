@@ -118,3 +118,35 @@ def test_a_known_branch_whose_arm_writes_a_list_is_not_folded_first(dynamic):
     cfn = md.compile(insert_under_known_test, dynamic=dynamic, options={"suppress_errors": False})
     check(insert_under_known_test, np.ones(3), 2, [1, 2],
           calls=[(np.ones(3), 5, [1]), (np.ones((2, 2)), 7, []), (np.ones(4), 2, [3, 4, 5])], compiled=cfn)
+
+
+def batches(X, y, size):
+    # a batch generator over np.arange bounds, as real training code writes it
+    n = X.shape[0]
+    for i in np.arange(0, n, size):
+        begin, end = i, min(i + size, n)
+        yield X[begin:end], y[begin:end]
+
+
+def train(X, y, w, size):
+    losses = []
+    for xb, yb in batches(X, y, size):
+        err = xb @ w - yb
+        losses.append(np.mean(err ** 2))
+        w = w - 0.1 * xb.T @ err
+    return w, np.mean(losses)
+
+
+def test_known_arange_items_are_slice_bounds_and_the_batch_loop_is_one_graph():
+    X, y = np.arange(30.0).reshape(10, 3) / 10, np.arange(10.0)
+    r = check(train, X, y, np.zeros(3), 4, calls=[(X, y, np.ones(3), 4)]).assert_no_breaks()
+    assert r.graphs[0].ops().get("getitem") == 3 + 6    # the arange's 3 items, then 3 batches of X and y
+    # another size: symbolic from then on, so the arange's items are unknown and min() breaks (correctly)
+    check(train, X, y, np.zeros(3), 4, calls=[(X[:9].copy(), y[:9].copy(), np.ones(3), 3)], compiled=r.compiled)
+
+
+def test_a_slice_bound_from_input_values_still_breaks():
+    def f(x, k):
+        return x[k[0]:k[1]]
+    r = check(f, np.arange(5.0), np.array([1, 3]), calls=[(np.arange(5.0), np.array([0, 2]))])
+    assert r.reasons and r.reasons[0].opname in ("BINARY_SLICE", "BINARY_SUBSCR")

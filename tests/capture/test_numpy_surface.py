@@ -223,3 +223,59 @@ def test_a_draw_without_size_breaks():
     def scalar_draw(x):
         return x * np.random.rand()
     _eager_and_compiled(scalar_draw, np.ones(3))
+
+
+def draws_from_a_range(x, n):
+    # k-means / random-subset style: an item of range(n), subsets of it, a pick from a literal list
+    i = np.random.choice(range(n))
+    rows = np.random.choice(range(n), size=np.shape(range(3)), replace=True)
+    return x[i], x[rows], np.random.choice([3, 4, 5]), type(i) is np.int64, np.shape(range(n)), np.sum(range(n))
+
+
+def test_choice_of_a_range_or_a_list_is_an_op_whose_item_is_a_numpy_scalar():
+    cfn = _eager_and_compiled(draws_from_a_range, np.arange(12.0).reshape(6, 2), 6)
+    explained = md.explain(draws_from_a_range)(np.arange(12.0).reshape(6, 2), 6)
+    assert explained.graph_break_count == 0
+    assert [n.op for n in explained.graphs[0].nodes].count("random.choice") == 3
+    assert cfn(np.ones((6, 2)), 6)[3] is True
+
+
+def insert_and_atleast(x, w, k):
+    X = np.insert(x, 0, 1, axis=1)              # a column of ones for the bias
+    Y = np.insert(x, [0, k], x[0] * 2, axis=0)
+    Z = np.insert(x, slice(0, 2), 7.5)
+    return X @ w, Y, Z, np.atleast_1d(np.linalg.norm(x, 2, -1)), np.atleast_2d(w), np.atleast_3d(x), \
+        np.atleast_1d(x) is x
+
+
+def test_insert_and_atleast_nd_are_ops():
+    x, w = np.arange(6.0).reshape(2, 3), np.arange(4.0)
+    r = check(insert_and_atleast, x, w, 1, calls=[(x, w, 2), (x[:, :2].copy(), w[:3].copy(), 0)])
+    ops = [n.op for n in r.graphs[0].nodes]
+    assert ops.count("insert") == 3 and {"atleast_1d", "atleast_2d", "atleast_3d"} <= set(ops)
+    assert all(reason.opname == "IS_OP" for reason in r.reasons)     # only `is`, unknown at capture
+
+
+def test_insert_out_of_bounds_raises_as_eagerly():
+    check(lambda x, k: np.insert(x, k, 0.0), np.ones(3), 5, calls=[(np.ones(3), 3), (np.ones(3), -4)])
+
+
+def reductions_of_lists(x, n):
+    losses, rows = [], []
+    for i in range(n):
+        losses.append(np.mean((x[i] - 1.0) ** 2))
+        rows.append(x[i] * i)
+    return np.mean(losses), np.array(rows), np.sum(tuple(losses)), np.asarray(rows), np.std(losses, ddof=1)
+
+
+def test_a_list_of_graph_arrays_read_as_an_array_is_stacked():
+    x = np.arange(12.0).reshape(4, 3)
+    r = check(reductions_of_lists, x, 3, calls=[(x, 4)]).assert_no_breaks()
+    assert all(g.ops().get("stack") == 5 for g in r.graphs)
+
+
+def test_a_list_mixing_shapes_or_numbers_is_not_stacked():
+    def f(x):
+        return np.mean([x[0], x[1:3]]), np.mean([x[0], 1.0])
+    check(f, np.arange(4.0))          # ragged: ValueError, as eagerly
+    check(lambda x: np.mean([x[0], 1.0]), np.arange(4.0))

@@ -345,6 +345,17 @@ def pad_case(draw):
     return (x, width), draw(optional(constant_values=st.sampled_from([0, 1.5, 300, -1, 1j])))
 
 
+@st.composite
+def insert_case(draw):
+    """np.insert: constant positions (int, slice, list: in and out of bounds), values broadcast or not."""
+    x = draw(arrays())
+    obj = draw(st.one_of(st.integers(-4, 4), st.lists(st.integers(-4, 4), max_size=3),
+                         st.builds(slice, st.sampled_from([None, 0, 1, -1]), st.sampled_from([None, 1, 3])),
+                         st.just(1.0)))
+    values = draw(st.one_of(pyscalars, arrays(shape_st=small_shapes), st.just([1, 2])))
+    return (x, obj, values), draw(optional(axis=st.one_of(st.none(), st.integers(-x.ndim - 1, x.ndim))))
+
+
 # ---- linear algebra --------------------------------------------------------------------------------------
 
 @st.composite
@@ -544,6 +555,7 @@ CASES.update({
     "tile": tile_case(), "repeat": repeat_case(),
     "flip": _x_and(lambda x: axis_for(x.ndim)), "roll": roll_case(), "pad": pad_case(), "rot90": rot90_case(),
     "triu": _x_and(lambda x: st.integers(-3, 3)), "tril": _x_and(lambda x: st.integers(-3, 3)),
+    "atleast_1d": _x_and(), "atleast_2d": _x_and(), "atleast_3d": _x_and(), "insert": insert_case(),
     "dot": pair_case(), "vdot": pair_case(), "inner": pair_case(), "outer": pair_case(),
     "tensordot": tensordot_case(), "einsum": einsum_case(), "norm": norm_case(),
     "inv": square_case(), "det": square_case(), "solve": solve_case(),
@@ -571,7 +583,7 @@ def examples(name: str | None) -> int:
 
 
 HEAVY = {"getitem": 400, "setitem": 250, "einsum": 250, "reshape": 150, "norm": 150, "tensordot": 150,
-         "concatenate": 120, "matmul": 120, "transpose": 120, "sum": 120, "std": 100, "max": 100}
+         "concatenate": 120, "matmul": 120, "transpose": 120, "sum": 120, "std": 100, "max": 100, "insert": 200}
 
 # NumPy's everyday surface beyond the core (fft, linalg factorizations, statistics, ufunc methods): the
 # generators live in their own module, which imports the building blocks above.

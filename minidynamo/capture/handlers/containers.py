@@ -7,10 +7,9 @@ from bytecode import Instr
 from ..frame import Frame
 from ..variables.base import unsupported
 from ..variables.const import ConstVar
-from ..variables.containers import DictVar, ListVar, SliceVar, TupleVar
+from ..variables.containers import DictVar, ListVar, TupleVar, slice_of
 from . import Plain, handler, plain_form, result
 from ..breaks import BreakCategory
-from ..variables.scalar import is_symbolic_int
 
 
 @handler("BUILD_TUPLE")
@@ -45,11 +44,7 @@ def build_slice(frame: Frame, inst: Instr) -> None:
     parts = frame.popn(inst.arg)
     if len(parts) == 2:
         parts.append(ConstVar(None))
-    # A symbolic int bound (x[:n], C[i, :i + 1]) stays symbolic: specialized only where used as a constant.
-    if all(p.is_constant() and not is_symbolic_int(p) for p in parts):
-        frame.push(ConstVar(slice(*(p.as_constant() for p in parts))))
-    else:
-        frame.push(SliceVar(*parts))
+    frame.push(slice_of(*parts))
 
 
 # The container these opcodes add to was built on the stack, so it is normally the frame's own. In a resume

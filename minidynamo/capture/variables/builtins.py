@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
-from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, wrap_constant
+from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, slice_of, wrap_constant
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -168,6 +168,16 @@ def _next(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> V
             return args[1]
         raise unsupported(BreakCategory.EXCEPTION, "next() raised StopIteration")
     return item
+
+
+@builtin(slice)
+def _slice(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    """slice(stop) / slice(start, stop[, step]) with a non-constant bound: what BUILD_SLICE makes."""
+    if kwargs or not 1 <= len(args) <= 3:
+        raise unsupported(BreakCategory.EXCEPTION, "slice() with these arguments raises TypeError")
+    none = ConstVar(None)
+    parts = [none, args[0], none] if len(args) == 1 else [*args, none][:3]
+    return slice_of(*parts)
 
 
 @builtin(range)

@@ -287,6 +287,16 @@ class ListIteratorVar(Var):
         raise unsupported(BreakCategory.EXCEPTION, "object of type iterator has no len()")
 
 
+def slice_of(start: Var, stop: Var, step: Var) -> Var:
+    """A slice (BUILD_SLICE, or the builtin `slice(...)`): a constant, or a SliceVar whose symbolic int bound
+    (x[:n], C[i, :i + 1]) stays symbolic, specialized only where used as a constant."""
+    from .scalar import is_symbolic_int
+    parts = (start, stop, step)
+    if all(p.is_constant() and not is_symbolic_int(p) for p in parts):
+        return ConstVar(slice(*(p.as_constant() for p in parts)))
+    return SliceVar(*parts)
+
+
 class SliceVar(Var):
     """A slice with a non-constant part (an array bound): only usable as an index in the graph."""
 

@@ -103,11 +103,8 @@ class UserFunctionVar(Var):
         from . import function_sources as fs
         if self.bound_self is not None:
             args = [self.bound_self, *args]
-        ctx, fn, src = frame.ctx, self.fn, self.source
+        ctx, fn, src = frame.ctx, self.fn, self._source(frame)     # (a method's code and defaults are writable)
         sig = ctx.signature(fn)
-        if src is None:       # a method found on a guarded class: the object is fixed, its code and defaults not
-            from ..sources import NamespaceSource
-            src = NamespaceSource(ctx.bind(fn, "fn"), fn.__qualname__)
         fs.structural_guards(ctx, fn, src, self.identity_guarded())
         bound = bind_arguments(frame, sig, args, kwargs, fn.__qualname__,
                                lambda p: fs.default_var(ctx, fn, src, sig, p, self.identity_guarded()))
@@ -121,7 +118,18 @@ class UserFunctionVar(Var):
                 from .function_sources import attribute_var
                 return attribute_var(frame.ctx, self.fn, self.source, name)
             return ConstVar(getattr(self.fn, name))
+        if name in getattr(self.fn, "__dict__", {}) and self.bound_self is None:
+            # An attribute set on the function object (`f.grad = lambda x: 0`): read through its own source
+            # every call (the function's __dict__ is writable), guarded like any value read from outside.
+            from .function_sources import attribute_var
+            return attribute_var(frame.ctx, self.fn, self._source(frame), name)
         return super().getattr(frame, name)
+
+    def _source(self, frame: "Frame") -> Any:
+        if self.source is not None:
+            return self.source
+        from ..sources import NamespaceSource      # a method found on a guarded class: the object is fixed
+        return NamespaceSource(frame.ctx.bind(self.fn, "fn"), self.fn.__qualname__)
 
     def reconstruct(self, out: Any) -> str:
         if self.source is not None:

@@ -99,6 +99,11 @@ class NumpyFunctionVar(Var):
             folded = fold_on_constants(frame, self.fn, args, kwargs)
             if folded is not None:
                 return folded
+        stacked = _stacked_sequence(frame, self.opdef, args)
+        if stacked is not None:
+            if self.opdef.name in _CONVERSIONS and len(args) == 1 and not kwargs:
+                return stacked          # np.array(list) is the fresh array np.stack made
+            args = [stacked, *args[1:]]
         from .numpy_spec import named_result
         return named_result(frame.ctx.record(self.opdef, args, kwargs, target=self.fn))
 
@@ -117,6 +122,29 @@ class NumpyFunctionVar(Var):
 
     def reconstruct(self, out: Any) -> str:
         return self.source.expr() if self.source is not None else out.constant(self.fn)
+
+
+_CONVERSIONS = ("array", "asarray", "asanyarray")
+# Ops that convert their first argument with np.asarray / np.asanyarray before anything else.
+_READ_AS_ARRAY = {*_CONVERSIONS, "sum", "prod", "mean", "max", "min", "argmax", "argmin", "std", "var", "any",
+                  "all", "cumsum", "cumprod", "median"}
+
+
+def _stacked_sequence(frame: "Frame", opdef: ops.OpDef, args: list[Var]) -> Var | None:
+    """A list or tuple of graph arrays of one static shape and dtype, where NumPy converts it to an array
+    (`np.mean(batch_losses)`, `np.array(rows)`): the same array as np.stack of its items, recorded as that."""
+    from .array import ArrayVar
+    from .containers import ListVar, TupleVar
+    if opdef.name not in _READ_AS_ARRAY or not args or type(args[0]) not in (ListVar, TupleVar):
+        return None
+    items = args[0].iterate(frame)
+    if not items or any(type(i) is not ArrayVar for i in items):
+        return None
+    shape, dtype = items[0].spec.shape, items[0].spec.dtype
+    if any(not all(type(d) is int for d in i.spec.shape) or i.spec.shape != shape or i.spec.dtype != dtype
+           for i in items):      # (symbolic sizes are never compared here: that would decide on them)
+        return None
+    return frame.ctx.record(ops.REGISTRY["stack"], [TupleVar(list(items))], {}, target=np.stack)
 
 
 class MathFunctionVar(Var):

@@ -227,6 +227,17 @@ def _product(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -
     return ListIteratorVar([TupleVar(list(row)) for row in itertools.product(*pools)])
 
 
+@builtin(itertools.combinations, itertools.combinations_with_replacement, itertools.permutations)
+def _combinatoric(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    """Tuples of the items themselves (arrays stay graph values); the count r must be a constant."""
+    r = args[1] if len(args) > 1 else kwargs.get("r", ConstVar(None))
+    if len(args) + len(kwargs) > 2 or not args or not r.is_constant():
+        raise unsupported(BreakCategory.UNSUPPORTED, f"{fn.__name__}() with these arguments")
+    items = _items(frame, args[0])
+    rows = fold(frame, lambda: list(fn(range(len(items)), r.as_constant())))
+    return ListIteratorVar([TupleVar([items[i] for i in row]) for row in rows.as_constant()])
+
+
 @builtin(itertools.accumulate)
 def _accumulate(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     from .operators import binary_op

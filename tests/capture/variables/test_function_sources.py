@@ -314,3 +314,42 @@ def test_module_level_function_defaults_and_code_changes_fail_a_guard():
         assert md.stats(compiled).captures == 4
     finally:
         module_helper.__defaults__, module_helper.__kwdefaults__, module_helper.__code__ = saved
+
+
+class Regressor:
+    """A model whose regularizer is a lambda carrying its gradient as a function attribute."""
+
+    def __init__(self, alpha):
+        self.regularization = lambda w: alpha * (w @ w)
+        self.regularization.grad = lambda w: 2 * alpha * w
+        self.w = np.ones(3)
+
+    def step(self, X, y):
+        residual = X @ self.w - y
+        loss = np.mean(residual ** 2) + self.regularization(self.w)
+        self.w = self.w - 0.01 * (X.T @ residual + self.regularization.grad(self.w))
+        return loss
+
+
+def scaled(x):
+    return x * module_helper.scale
+
+
+def test_an_attribute_set_on_a_function_is_read_through_its_source():
+    X, y = np.arange(12.0).reshape(4, 3), np.arange(4.0)
+    r = check(Regressor.step, Regressor(0.1), X, y, calls=[(Regressor(0.1), X, y + 1)]).assert_no_breaks()
+    assert r.stats.captures == 1        # a new lambda per object: guarded by code and cells, not identity
+    other = Regressor(0.1)
+    other.regularization.grad = lambda w: -w          # another function in the attribute: captured again
+    check(Regressor.step, other, X, y, compiled=r.compiled)
+    module_helper.scale = 2.0
+    try:
+        compiled = md.compile(scaled)
+        np.testing.assert_array_equal(compiled(X), X * 2.0)
+        module_helper.scale = 3.0                     # a float read by value: its guard fails, recaptured
+        np.testing.assert_array_equal(compiled(X), X * 3.0)
+        del module_helper.scale
+        with pytest.raises(AttributeError):
+            compiled(X)
+    finally:
+        module_helper.__dict__.pop("scale", None)

@@ -142,3 +142,28 @@ def test_exceptions_from_folded_helpers_stay_eager():
     check(lambda x: x * min([]), _x())
     check(lambda x: x * functools.reduce(operator.add, []), _x())
     check(lambda x: sorted([1, "a"]), _x())
+
+
+def test_slice_builtin_builds_what_build_slice_builds():
+    def f(x, idx, n):
+        grid = np.zeros((2, 5))
+        np.add.at(grid, (slice(None), idx), x)          # im2col's scatter-add back into an image
+        return grid, x[slice(1, None)], x[:, slice(n)], x[:, slice(0, n, 2)], slice(None), slice(1, n)
+    x, idx = np.arange(6.0).reshape(2, 3), np.array([0, 1, 1])
+    r = check(f, x, idx, 2, calls=[(x, idx, 3)]).assert_no_breaks()
+    assert all(g.ops().get("add.at") == 1 for g in r.graphs)
+    check(lambda x: x[slice(1, 2, 3, 4)], np.ones(3))     # TypeError, as eagerly
+    check(lambda x: x[slice()], np.ones(3))
+
+
+def test_combinations_and_permutations_of_items():
+    def features(x, degree):
+        n = x.shape[1]
+        combos = [c for d in range(degree + 1) for c in itertools.combinations_with_replacement(range(n), d)]
+        cols = [np.prod(x[:, list(c)], axis=1) for c in combos]
+        pairs = [a - b for a, b in itertools.permutations([x[0], x[1]])]
+        return np.stack(cols, axis=1), pairs, list(itertools.combinations("abc", r=2)), \
+            list(itertools.permutations(range(3), 2))
+    r = check(features, np.arange(6.0).reshape(2, 3), 2, calls=[(np.ones((2, 3)), 3)]).assert_no_breaks()
+    assert r.graphs[0].ops().get("prod") == 10          # 1 + 3 + 6 monomials of degree <= 2 in 3 variables
+    check(lambda xs: list(itertools.combinations(xs, -1)), [np.ones(2)])     # ValueError, as eagerly

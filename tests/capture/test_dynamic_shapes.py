@@ -381,3 +381,26 @@ def test_an_unspecialized_int_operand_stays_unguarded():
         return out
     res = check(f, np.arange(6.0))
     assert res.counter.frame_count <= 4
+
+
+def covariance(X):
+    # ML-From-Scratch's covariance helper: 1 / (n - 1) over np.shape(X)[0]
+    n_samples = np.shape(X)[0]
+    return (1 / (n_samples - 1)) * (X - X.mean(axis=0)).T.dot(X - X.mean(axis=0)), np.size(X) / 2, \
+        np.size(X, 0) * 1.5, np.size(X, -1), str(np.shape(X)), np.ndim(X)
+
+
+def test_np_shape_and_size_of_symbolic_sizes_are_symbolic_ints_never_symbols():
+    # A size that became symbolic once reached generated code as the symbol itself (1 / s0: TypeError)
+    calls = [(np.random.default_rng(n).random((n, 3)),) for n in (7, 9, 4, 12)]
+    check(covariance, np.random.default_rng(0).random((5, 3)), calls=calls)     # np.size(X): specialized
+    r = check(lambda X: X.sum() / (np.shape(X)[0] - 1) + np.size(X, 0), np.ones((5, 2)), calls=calls)
+    assert r.stats.captures == 2             # the second capture is symbolic in the first size
+
+
+def test_a_symbol_read_as_a_python_constant_is_specialized():
+    from minidynamo.graph.symbolic import ShapeEnv
+    from minidynamo.capture.variables.const import ConstVar
+    env = ShapeEnv()
+    s = env.create_symbol(7, "x.shape[0]", "x")
+    assert ConstVar(s).as_constant() == 7 and ConstVar((s, 3)).as_constant() == (7, 3)

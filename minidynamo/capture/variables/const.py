@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...graph.symbolic import Sym
 from .base import Var, unsupported
 from ..breaks import BreakCategory
 
@@ -43,6 +44,11 @@ class ConstVar(Var):
     argument returned as is) does not make the capture specialize on it."""
 
     def __init__(self, value: Any, source=None, install_guard: Any = None) -> None:
+        if isinstance(value, Sym) or type(value) is tuple and any(isinstance(v, Sym) for v in value):
+            # A symbolic size as a Python constant would reach generated code as the symbol: specialized
+            # (its value guarded) instead. Symbolic ints are ScalarVars; this is the safety net.
+            value = tuple(operator.index(v) if isinstance(v, Sym) else v for v in value) \
+                if type(value) is tuple else operator.index(value)
         self._value = value
         self.source = source
         self._install_guard = install_guard

@@ -103,6 +103,12 @@ class UserFunctionVar(Var):
         from . import function_sources as fs
         if self.bound_self is not None:
             args = [self.bound_self, *args]
+        original = getattr(getattr(self.fn, "_minidynamo", None), "user_fn", None)
+        if isinstance(original, types.FunctionType):
+            # A function minidynamo compiled (its dispatcher): the function it compiled is inlined, as
+            # TorchDynamo inlines a torch.compile'd callee; the dispatcher's identity fixes which one.
+            self.pin()
+            return UserFunctionVar(original).call(frame, args, kwargs)
         ctx, fn, src = frame.ctx, self.fn, self._source(frame)     # (a method's code and defaults are writable)
         sig = ctx.signature(fn)
         fs.structural_guards(ctx, fn, src, self.identity_guarded())

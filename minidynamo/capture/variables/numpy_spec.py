@@ -14,6 +14,7 @@ import numpy as np
 
 from ...graph.ir import ArraySpec
 from ...graph.meta import MetaError, as_spec, normalize_axis, probe
+from ...graph.symbolic import has_symbols, is_symbolic
 from ..breaks import BreakCategory
 from .array import ArrayVar
 from .base import Var, unsupported
@@ -53,6 +54,25 @@ def _spec_arg(frame: "Frame", var: Var) -> Any:
     return ArraySpec.of(value) if isinstance(value, np.generic) else value
 
 
+def _symbolic_sizes(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var | None:
+    """np.shape(x) / np.size(x[, axis]) of an array with symbolic sizes: what x.shape, x.size and
+    x.shape[axis] give (symbolic ints computed in the graph, or a guarded size), never a symbol as a constant."""
+    x = args[0] if args else None
+    if not isinstance(x, ArrayVar) or not has_symbols(x.spec.shape) or fn not in (np.shape, np.size):
+        return None
+    axis = args[1] if len(args) > 1 else kwargs.get("axis")
+    if fn is np.shape and len(args) == 1 and not kwargs:
+        return x.getattr(frame, "shape")
+    if fn is np.size and len(args) + len(kwargs) <= 2 and (axis is None or axis.is_constant()):
+        if axis is None or axis.as_constant() is None:
+            return x.getattr(frame, "size")
+        try:
+            return x.dim(frame, normalize_axis(axis.as_constant(), x.spec.ndim))
+        except MetaError as e:
+            raise unsupported(BreakCategory.EXCEPTION, f"np.size: {e}") from None
+    return None
+
+
 class SpecFunctionVar(Var):
     """np.shape & co: evaluated on specs while capturing; the result is a constant."""
 
@@ -69,11 +89,16 @@ class SpecFunctionVar(Var):
         return self.fn
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        sizes = _symbolic_sizes(frame, self.fn, args, kwargs)
+        if sizes is not None:
+            return sizes
         rule = SPEC_FUNCTIONS[id(self.fn)]
         try:
             value = rule(*[_spec_arg(frame, a) for a in args], **{k: _spec_arg(frame, v) for k, v in kwargs.items()})
         except (MetaError, TypeError, ValueError) as e:
             raise unsupported(BreakCategory.EXCEPTION, f"np.{self.fn.__name__}: {e}") from None
+        if any(is_symbolic(v) for v in (value if isinstance(value, tuple) else (value,))):
+            raise unsupported(BreakCategory.UNSUPPORTED, f"np.{self.fn.__name__} of a symbolic size")
         return wrap_constant(value)
 
     def reconstruct(self, out: Any) -> str:

@@ -353,3 +353,38 @@ def test_an_attribute_set_on_a_function_is_read_through_its_source():
             compiled(X)
     finally:
         module_helper.__dict__.pop("scale", None)
+
+
+@md.compile
+def compiled_act(x, slope=0.1):
+    return np.where(x >= 0, x, slope * x)
+
+
+class DecoratedLayer:
+    """Every method compiled, as a user decorating a model's methods would."""
+
+    def __init__(self, w):
+        self.w = w
+
+    @md.compile
+    def forward(self, x, training=True):
+        h = compiled_act(x @ self.w)
+        return self.noisy(h) if training else h
+
+    @md.compile
+    def noisy(self, h):
+        print("noisy", h.shape)            # breaks inside the callee: it runs compiled on its own
+        return h * 2
+
+
+def test_a_compiled_function_called_from_compiled_code_inlines_what_it_compiled():
+    x, w = np.linspace(-1, 1, 6).reshape(2, 3), np.ones((3, 3))
+    compiled_act(x)                        # its own cache has an entry: never inlined as dispatcher code
+    r = check(DecoratedLayer.forward.__wrapped__, DecoratedLayer(w), x, False,
+              calls=[(DecoratedLayer(w), x, True), (DecoratedLayer(w * 2), x, False)])
+    assert r.graphs[0].ops() == {"matmul": 1, "greater_equal": 1, "multiply": 1, "where": 1}
+    r = check(DecoratedLayer.forward.__wrapped__, DecoratedLayer(w), x, True)
+    assert [reason.opname for reason in r.reasons] == ["CALL"]      # only the print inside noisy
+    assert "api.py" not in str(r.reasons)    # never minidynamo's own miss path
+    layer = DecoratedLayer(w)
+    np.testing.assert_array_equal(layer.forward(x), DecoratedLayer.forward.__wrapped__(DecoratedLayer(w), x))

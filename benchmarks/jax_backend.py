@@ -7,9 +7,10 @@ interleaved in one run, medians of per-round ratios; (2) the warm overhead of th
 against hand-written jax.jit; (3) which corpus graphs lowered whole, and why the others did not.
 The JAX backend returns writeable arrays (small results copied, large ones handed over without a copy) and
 makes sure no float value became nan/inf (NumPy's warnings): for large graphs by reading the float inputs'
-magnitudes (NumPy's max and min, before XLA starts) when they prove it (jax_lowering/bounds.py), else
-by checking values; so its rows carry that work, and hand-written jit does neither. Large inputs reach XLA
-through aligned buffers each graph keeps (jax_lowering/staging.py) instead of JAX's per-call copy.
+magnitudes (NumPy's max and min, before XLA starts or while it computes) when they prove it
+(jax_lowering/bounds.py), else by checking values; so its rows carry that work, and hand-written jit does
+neither. Large inputs may reach XLA through aligned buffers each graph keeps (jax_lowering/staging.py)
+instead of JAX's per-call copy; each graph times these exact variants and keeps the fastest (choice.py).
 """
 
 from __future__ import annotations
@@ -218,14 +219,16 @@ NOTE = ("`hand jit vs eager` is the ceiling of any lowering to jax.numpy: XLA's 
         "15 ns per element (NumPy's SIMD loop about 1.3), so the 10-op chain, which calls `sin`, stays below "
         "eager even hand-written. Every row here can be proved free of nan/inf by its inputs' magnitudes; "
         "then the backend runs the same XLA program as hand-written jit and its own cost is reading those "
-        "magnitudes (NumPy's max and min of each float input, two passes, about 0.5 ms per 16 MB), before XLA "
-        "starts. It gets that time back on the inputs' copy: JAX copies each NumPy argument into memory it "
-        "allocates per call (about 1.3-1.6 ms per 16 MB), while the backend refills an aligned "
-        "buffer each graph keeps per large input, which XLA takes without a copy (about 0.85 ms per 16 MB). "
-        "Otherwise it checks the results (NumPy's max, one pass) and the intermediates a result cannot show "
-        "(extra XLA outputs); each graph times both ways on its "
-        "first calls and keeps the faster. Both carry the per-call steps (guards, NumPy's error state, a "
-        "writeable array over each result).")
+        "magnitudes (NumPy's max and min of each float input, two passes, about 0.5 ms per 16 MB, 0.05 ms "
+        "per 2 MB): while XLA computes (JAX dispatches asynchronously; on the other core when XLA's loop "
+        "runs on one) or, where XLA's loops use both cores, before XLA starts. Large inputs may reach XLA "
+        "through an aligned buffer each graph keeps and refills (about 0.85 ms per 16 MB), which XLA takes "
+        "without the copy JAX makes of each NumPy argument into memory it allocates per call (about "
+        "1.3-1.6 ms per 16 MB; at 2 MB about the same as the refill, more when the allocator hands out "
+        "fresh pages). Otherwise it checks the results (NumPy's max, one pass) and the intermediates a "
+        "result cannot show (extra XLA outputs). Each graph times these exact variants on its first calls, "
+        "keeps the fastest and now and then times another against it (choice.py). All carry the per-call "
+        "steps (guards, NumPy's error state, a writeable array over each result).")
 
 
 def main(quick: bool = False, only: list[str] | None = None) -> dict:

@@ -1,30 +1,112 @@
-"""jax_lowering/choice.py: a runner with two exact variants alternates them for its first calls and keeps the
-faster. The clock is faked, so the test is about the bookkeeping, not about timing."""
+"""jax_lowering/choice.py: a runner with several exact variants alternates them for its first calls, keeps the
+fastest, and now and then times another against it (a duel), switching when that one is faster for a few
+duels in a row. The clock is faked, so the tests are about the bookkeeping, not about timing."""
 
 from __future__ import annotations
 
+import pytest
+
 from minidynamo.backends.jax_lowering import choice
+from minidynamo.backends.jax_lowering.choice import Magnitudes, Variant
+
+PROVED, CHECKED = Variant(Magnitudes.ALONGSIDE, False), Variant(Magnitudes.UNREAD, False)
+STAGED = Variant(Magnitudes.BEFORE, True)
 
 
-def test_alternates_drops_each_first_call_then_keeps_the_faster(monkeypatch):
+@pytest.fixture
+def clock(monkeypatch):
     now = [0.0]
     monkeypatch.setattr(choice.time, "perf_counter", lambda: now[0])
     monkeypatch.setattr(choice, "TRIALS", 2)
-    ran = []
+    return now
 
-    def variant(name, cost, first_cost):
+
+def variants(clock, costs, ran, first_cost=100.0):
+    """variant -> a callable that advances the fake clock by costs[variant] (first_cost on its first call)."""
+    seen = set()
+
+    def make(v):
         def run(inputs):
-            now[0] += first_cost if name not in ran else cost
-            ran.append(name)
-            return (name, inputs)
+            clock[0] += first_cost if v not in seen else costs[v]
+            seen.add(v)
+            ran.append(v)
+            return (v, inputs)
         return run
-    pick = choice.Choice(variant("proved", 5.0, 0.0), variant("checked", 3.0, 100.0))
-    results = [pick(i) for i in range(8)]
-    assert ran[:6] == ["proved", "checked"] * 3 and pick.settled is False     # checked: 3 < 5 once compiled
-    assert ran[6:] == ["checked", "checked"] and results[7] == ("checked", 7)
+    return {v: make(v) for v in costs}
 
 
-def test_no_trials_means_always_the_proved_variant(monkeypatch):
+def test_alternates_drops_each_first_call_then_keeps_the_fastest(clock):
+    ran = []
+    pick = choice.Choice(variants(clock, {PROVED: 5.0, CHECKED: 3.0, STAGED: 4.0}, ran))
+    results = [pick(i) for i in range(11)]
+    assert ran[:9] == [PROVED, CHECKED, STAGED] * 3 and pick.kept == CHECKED     # 3 < 4 < 5 once compiled
+    assert ran[9:] == [CHECKED, CHECKED] and results[10] == (CHECKED, 10)
+
+
+def test_the_median_of_the_trials_decides_not_one_lucky_call(clock, monkeypatch):
+    monkeypatch.setattr(choice, "TRIALS", 3)
+    ran, costs = [], {PROVED: 5.0, CHECKED: 3.0}
+    calls = variants(clock, costs, ran)
+
+    def lucky(inputs, run=calls[PROVED]):      # the proved variant's second call is undisturbed once
+        got = run(inputs)
+        if ran.count(PROVED) == 2:
+            clock[0] -= 4.5                     # 0.5 once, then 5 twice: the fastest is 0.5, the median 5
+        return got
+    calls[PROVED] = lucky
+    pick = choice.Choice(calls)
+    for i in range(8):
+        pick(i)
+    assert pick.kept == CHECKED
+
+
+def test_a_duel_switches_only_after_enough_faster_ratios(clock, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 4)
+    ran, costs = [], {PROVED: 5.0, CHECKED: 3.0}
+    pick = choice.Choice(variants(clock, costs, ran))
+    for i in range(6):
+        pick(i)
+    assert pick.kept == CHECKED
+    costs[PROVED] = 1.0                         # the load changed: the proved variant is faster now
+    del ran[:]
+    for i in range(4 * choice.DUELS - 1):
+        pick(i)
+    assert pick.kept == CHECKED                 # one ratio short
+    assert ran.count(PROVED) == choice.DUELS - 1 and ran[3:5] == [PROVED, CHECKED]     # a duel: challenger, kept
+    for i in range(8):
+        pick(i)
+    assert pick.kept == PROVED and ran[-1] == PROVED
+
+
+def test_a_duel_that_finds_the_kept_variant_faster_keeps_it(clock, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 4)
+    ran = []
+    pick = choice.Choice(variants(clock, {PROVED: 5.0, CHECKED: 3.0}, ran))
+    for i in range(6 + 40):
+        pick(i)
+    assert pick.kept == CHECKED and ran.count(PROVED) == 3 + 40 // 4     # trials, then one call in PERIOD
+
+
+def test_challengers_take_turns(clock, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 2)
+    ran = []
+    pick = choice.Choice(variants(clock, {PROVED: 5.0, CHECKED: 3.0, STAGED: 4.0}, ran))
+    for i in range(9 + 16):
+        pick(i)
+    challengers = [v for v in ran[9:] if v != CHECKED]
+    assert set(challengers) == {PROVED, STAGED} and challengers[0] != challengers[1]
+
+
+def test_no_trials_means_always_the_first_variant(monkeypatch):
     monkeypatch.setattr(choice, "TRIALS", 0)
-    pick = choice.Choice(lambda inputs: "proved", lambda inputs: "checked")
-    assert [pick(()) for _ in range(3)] == ["proved"] * 3 and pick.settled is True
+    monkeypatch.setattr(choice, "PERIOD", 2)
+    pick = choice.Choice({PROVED: lambda inputs: "proved", CHECKED: lambda inputs: "checked"})
+    assert pick.kept == PROVED
+    pick.settle(CHECKED)
+    assert [pick(()) for _ in range(3)][0] == "checked" and pick.kept == CHECKED
+
+
+def test_a_single_variant_never_duels(monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 1)
+    pick = choice.Choice({PROVED: lambda inputs: inputs})
+    assert [pick(i) for i in range(5)] == list(range(5)) and pick.kept == PROVED

@@ -7,8 +7,9 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
-from minidynamo.backends.jax_lowering import choice, engine, runner
+from minidynamo.backends.jax_lowering import choice, engine, runner, staging
 from tests.backends.jax_support import Recorder, assert_close, md, run_both
 
 LARGE = (runner.WRAP_BYTES // 8) * 4        # float64 elements well above the zero-copy threshold
@@ -202,3 +203,103 @@ def test_a_negative_infinity_in_a_large_result_is_seen():
     expected, expected_seen = warnings_of(f, x)
     assert seen == expected_seen == ["divide by zero encountered in log"] and np.array_equal(got, expected)
     assert rec.runs[0].proved[0] == 0 and rec.fallbacks == 1
+
+
+# ---- every exact variant choice.py may keep (runner._variants) gives NumPy's results, warnings and errors ----
+
+STAGED_ROWS = staging.STAGE_BYTES // (4 * 256) + 8      # float32 [rows, 256]: inputs the staged variants refill
+VARIANTS = [choice.Variant(m, s) for s in (True, False) for m in choice.Magnitudes
+            if s or m is not choice.Magnitudes.BEFORE]
+
+
+def settled_on(rec: Recorder, variant: choice.Variant) -> None:
+    pick = rec.runs[0].choice
+    assert variant in pick.variants
+    pick.settle(variant)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v.magnitudes.name}-{'staged' if v.staged else 'plain'}")
+def test_each_variant_keeps_numpys_results_warnings_and_errors(variant, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 0)    # no duels: this variant runs every call
+    rec = Recorder()
+    compiled = md.compile(gelu, backend=rec)
+    x = np.linspace(-3, 3, STAGED_ROWS * 256).astype(np.float32)
+    assert_close(compiled(x), gelu(x))
+    settled_on(rec, variant)
+    fallbacks, proved = rec.fallbacks, rec.runs[0].proved[0]
+    for seed in range(2):                       # the inputs change between calls
+        y = (x + seed).astype(np.float32)
+        assert_close(compiled(y), gelu(y))
+    wide = x.copy()
+    wide[11] = 1e13                             # x ** 3 overflows; tanh turns the inf into 1
+    got, seen = warnings_of(compiled, wide)
+    expected, expected_seen = warnings_of(gelu, wide)
+    assert expected_seen and seen == expected_seen and np.array_equal(got, expected)
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError):
+        compiled(wide)
+    nan = x.copy()
+    nan[3] = np.nan
+    got, seen = warnings_of(compiled, nan)
+    expected, expected_seen = warnings_of(gelu, nan)
+    assert np.array_equal(got, expected, equal_nan=True) and seen == expected_seen
+    assert_close(compiled(x), gelu(x))          # in bounds again (a speculating variant reads first once)
+    assert_close(compiled(x), gelu(x))
+    proofs = 4 if variant.magnitudes is not choice.Magnitudes.UNREAD else 0
+    assert rec.runs[0].proved[0] - proved == proofs and rec.fallbacks - fallbacks == 3
+    assert rec.runs[0].choice.kept == variant
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v.magnitudes.name}-{'staged' if v.staged else 'plain'}")
+def test_each_variant_reads_each_calls_inputs_and_leaves_them_alone(variant, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 0)
+
+    def mix(x, y):
+        return np.tanh(x) * y + np.exp(y - y.max(axis=1, keepdims=True))
+    rec = Recorder()
+    compiled = md.compile(mix, backend=rec)
+    x = np.random.default_rng(0).standard_normal((STAGED_ROWS, 256)).astype(np.float32)
+    for seed in range(4):
+        y = np.random.default_rng(seed + 5).standard_normal((STAGED_ROWS, 256)).astype(np.float32) * (seed + 1)
+        ex, ey = x.copy(), y.copy()
+        got = compiled(x, y)
+        assert_close(got, mix(ex, ey)) and np.array_equal(x, ex) and np.array_equal(y, ey)
+        assert got.flags.writeable and not np.shares_memory(got, x) and not np.shares_memory(got, y)
+        if seed == 0:
+            settled_on(rec, variant)
+        x = x[::-1].copy() if seed % 2 else x       # a new x every other call
+    assert rec.fallbacks == 0 and rec.runs[0].stager.large == [0, 1]
+    assert rec.runs[0].proved[0] == (4 if variant.magnitudes is not choice.Magnitudes.UNREAD else 1)
+
+
+def test_a_graph_that_checks_intermediates_only_chooses_among_proved_variants():
+    rec = Recorder()
+    compiled = md.compile(softmax, backend=rec)      # the row sums it divides by are checked inside XLA
+    x = np.random.default_rng(0).standard_normal((STAGED_ROWS, 256)).astype(np.float32)
+    assert_close(compiled(x), softmax(x))
+    assert traced_piece(rec).sinks
+    assert {v.magnitudes for v in rec.runs[0].choice.variants} == {choice.Magnitudes.BEFORE, choice.Magnitudes.ALONGSIDE}
+
+
+@pytest.mark.parametrize("staged", [True, False], ids=["staged", "plain"])
+def test_a_graph_without_a_proof_chooses_between_staged_and_plain_checked_calls(staged, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 0)
+
+    def scale(x, y):
+        x *= 0.5                                # an in-place write: no interval rule, the checks stay
+        return np.log(x) + y
+    rec = Recorder()
+    compiled = md.compile(scale, backend=rec)
+    for seed in range(3):
+        x = np.random.default_rng(seed).uniform(1, 2, (STAGED_ROWS, 256)).astype(np.float32)
+        y = np.random.default_rng(seed + 5).standard_normal((STAGED_ROWS, 256)).astype(np.float32)
+        ex, ey = x.copy(), y.copy()
+        assert_close(compiled(x, y), scale(ex, ey)) and assert_close(x, ex) and np.array_equal(y, ey)
+        if seed == 0:
+            assert set(rec.runs[0].choice.variants) == {choice.Variant(choice.Magnitudes.UNREAD, s) for s in (True, False)}
+            settled_on(rec, choice.Variant(choice.Magnitudes.UNREAD, staged))
+    x[7, 3] = 0.0                               # log(0): NumPy warns, and x is still halved once
+    ex = x.copy()
+    got, seen = warnings_of(compiled, x, y)
+    expected, expected_seen = warnings_of(scale, ex, y.copy())
+    assert expected_seen and seen == expected_seen and np.array_equal(got, expected) and np.array_equal(x, ex)
+    assert rec.fallbacks == 1 and rec.runs[0].stager.large == [0, 1]

@@ -9,7 +9,7 @@ runs as traced without any finite check (engine.Piece(finite_checks=False)).
 
 * `Proof(graph)`: `reason` is None when every op has an interval rule below (else why not); `holds(inputs)`
   reads each float input's magnitude (`magnitude_exponent`: NumPy's max and min) and evaluates the intervals
-  once per tuple of exponents (memoized). The runner calls it before XLA starts.
+  once per tuple of exponents (memoized). The runner calls it before XLA starts or while XLA computes.
 * Every interval is widened by REL per op (NumPy's float ops are within a few ulp; REL is thousands of ulp)
   and a sum or matmul of n terms by its rounding bound; results must stay below half the dtype's maximum.
 * One relational fact, softmax's: `a - max(a, axis=k, keepdims=True)` is at most 0 exactly and every lane along

@@ -1,41 +1,103 @@
-"""Which of two exact ways of running a graph is faster on this machine, found by timing the first calls.
+"""Which of a graph's exact ways of running is fastest on this machine, found by timing calls, and checked
+again now and then.
 
-Imports nothing of JAX. A graph whose calls may skip the finite checks (bounds.py) has two variants that give
-the same results, warnings and exceptions: checked (the finite checks, a pass over each checked result) and
-proved (the inputs' magnitudes read before XLA starts, two passes over each float input). Which costs less
-depends on the graph (what its checks do to XLA's fusions, inputs' and results' sizes) and on the machine's
-load, so a runner alternates them for its first calls and keeps the faster: the first call of each is
-dropped (it compiles), the next TRIALS of each are timed and their fastest compared (the least disturbed by other processes). A graph whose checked variant checks intermediate values
-(extra XLA outputs that cost fusions) takes the proved variant without trials (`prefer_proved`).
-Speed only: both variants keep NumPy's semantics.
+Imports nothing of JAX. A graph whose calls may skip the finite checks (bounds.py) has several variants that
+give the same results, warnings and exceptions (runner.py builds them): checked (the finite checks) or proved
+(its inputs' magnitudes read before XLA starts or while XLA computes, two passes over each float input), and
+with large inputs either passed to JAX as they are (JAX copies them) or refilled into the buffers the graph
+keeps (staging.py). Which costs least depends on the graph, the sizes and the machine's load (beside XLA's
+threads the magnitude reads may stall its loops, or run on an idle core), so a runner alternates the variants
+for its first calls and keeps the fastest: the first call of each is dropped (it compiles), the next TRIALS
+of each are timed and their medians compared. Load changes, and a few trials under load can pick the slower
+one, so every PERIOD calls one other variant (in turn) runs and is timed against the kept one's next call;
+a variant whose last DUELS such ratios have a median below SWITCH is kept instead. Each duel costs at most
+one slower call in PERIOD. Speed only: every variant keeps NumPy's semantics.
 """
 
 from __future__ import annotations
 
+import statistics
 import time
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Callable
 
-TRIALS = 7      # timed calls per variant (tests set 0: always the proved variant)
+TRIALS = 5      # timed calls per variant after its first (tests set 0: always the first variant)
+PERIOD = 64     # once settled, one call in PERIOD is a duel's (0: never)
+DUELS = 3       # ratios a challenger needs before it can replace the kept variant
+SWITCH = 0.95   # challenger time / kept time (median of its last DUELS) below which the challenger is kept
+
+
+class Magnitudes(Enum):
+    """When a variant reads its float inputs' magnitudes (bounds.Proof.holds)."""
+
+    BEFORE = "read before XLA starts"
+    ALONGSIDE = "read while XLA computes"
+    UNREAD = "not read: the finite checks run"
+
+
+@dataclass(frozen=True)
+class Variant:
+    magnitudes: Magnitudes
+    staged: bool        # large inputs go through the graph's buffers (staging.Stager)
 
 
 class Choice:
-    """Alternates `proved(inputs)` and `checked(inputs)` until TRIALS timed calls of each, then keeps the
-    faster (`settled`: True for proved, False for checked)."""
+    """`choice(inputs)` runs one of `variants` (variant -> callable, the first is the default): see the module
+    docstring. `kept` is the variant in use (None during the trials)."""
 
-    def __init__(self, proved: Callable[[tuple], Any], checked: Callable[[tuple], Any],
-                 prefer_proved: bool = False) -> None:
-        self.variants = (checked, proved)
-        self.times: tuple[list[float], list[float]] = ([], [])
-        self.settled: bool | None = True if TRIALS == 0 or prefer_proved else None
+    def __init__(self, variants: dict[Variant, Callable[[tuple], Any]]) -> None:
+        self.variants = variants
+        self.order = list(variants)
+        self.kept: Variant | None = self.order[0] if TRIALS == 0 or len(self.order) == 1 else None
+        self.times: dict[Variant, list[float]] = {v: [] for v in self.order}
+        self.ratios: dict[Variant, list[float]] = {v: [] for v in self.order}
+        self.calls = 0
+        self.challenger: tuple[Variant, float] | None = None     # a duel's first half: (variant, its time)
+
+    def settle(self, variant: Variant) -> None:
+        """Keep `variant` from now on (until a duel finds a faster one)."""
+        self.kept = variant
+        self.challenger = None
+        for r in self.ratios.values():
+            r.clear()
 
     def __call__(self, inputs: tuple) -> Any:
-        if self.settled is not None:
-            return self.variants[self.settled](inputs)
-        use = len(self.times[True]) <= len(self.times[False])
-        start = time.perf_counter()
-        got = self.variants[use](inputs)
-        self.times[use].append(time.perf_counter() - start)
-        if min(len(t) for t in self.times) > TRIALS:        # warm-up + TRIALS each
-            checked, proved = (min(t[1:]) for t in self.times)
-            self.settled = proved <= checked
+        if self.kept is None:
+            return self._trial(inputs)
+        self.calls += 1
+        if self.challenger is None and (PERIOD == 0 or self.calls % PERIOD or len(self.order) == 1):
+            return self.variants[self.kept](inputs)
+        return self._duel(inputs)
+
+    def _trial(self, inputs: tuple) -> Any:
+        use = min(self.order, key=lambda v: len(self.times[v]))     # the first with the fewest calls
+        got, took = self._timed(use, inputs)
+        self.times[use].append(took)
+        if all(len(t) > TRIALS for t in self.times.values()):       # warm-up + TRIALS each
+            self.settle(min(self.order, key=lambda v: statistics.median(self.times[v][1:])))
         return got
+
+    def _duel(self, inputs: tuple) -> Any:
+        kept = self.kept
+        if self.challenger is None:         # the challenger's call: the next variant after the kept one
+            others = self.order[self.order.index(kept) + 1:] + self.order[:self.order.index(kept)]
+            other = others[(self.calls // PERIOD) % len(others)]
+            got, took = self._timed(other, inputs)
+            self.challenger = (other, took)
+            return got
+        got, took = self._timed(kept, inputs)        # the kept variant's call right after it
+        other, other_took = self.challenger
+        self.challenger = None
+        if took > 0:
+            ratios = self.ratios[other]
+            ratios.append(other_took / took)
+            del ratios[:-DUELS]
+            if len(ratios) == DUELS and statistics.median(ratios) < SWITCH:
+                self.settle(other)
+        return got
+
+    def _timed(self, variant: Variant, inputs: tuple) -> tuple[Any, float]:
+        start = time.perf_counter()
+        got = self.variants[variant](inputs)
+        return got, time.perf_counter() - start

@@ -28,7 +28,7 @@ import jax
 
 from ...graph.ir import CONST, INPUT, ArraySpec, PyScalarSpec, map_nodes
 from ..aliasing import same_object_root
-from .choice import Choice
+from .choice import Choice, Magnitudes, Variant
 from .staging import Stager, large_inputs
 
 try:    # NumPy 2: np.seterr/np.errstate set this context variable to a new state object
@@ -238,47 +238,84 @@ def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
              unchecked: tuple | None, counter: list[int], stager: Stager) -> Callable[[tuple], Any]:
     """inputs -> the graph's outputs from XLA, or None when a data check failed. With `unchecked`
     (jitted, traced, proof: engine._unchecked), calls may take the variant without finite checks when their
-    inputs' magnitudes prove that no nan/inf can appear (counted in `counter`); choice.py times both ways
-    for the first calls and keeps the faster. With large inputs, the magnitudes (NumPy, read-only) are read
-    before XLA starts, while the inputs are copied for XLA (staging.py; beside XLA's threads they would
-    stall its loops), and when they prove nothing the checked variant runs on the same copies. With small
-    ones (a short read), JAX dispatches asynchronously: the proved variant starts first and the magnitudes
-    are read while XLA computes; if they prove nothing its results are dropped and the checked variant
-    runs, and the next call reads the magnitudes first."""
+    inputs' magnitudes prove that no nan/inf can appear (counted in `counter`), and choice.py times the
+    exact ways of running the graph and keeps the fastest (see `_variants`). Without it: the checked call,
+    with large inputs staged or not, whichever is faster."""
     read = (_packed_reader if traced.pack_dtype is not None else _array_reader)(piece, traced, written)
-    if not stager.large:                # the common small case: fewest steps
-        call = _plain_caller(piece, jitted)
+    call = _plain_caller(piece, jitted)
 
-        def checked(inputs: tuple) -> Any:
-            return read(call(*inputs), inputs)
-    else:
-        checked_call = _staged_call(piece, jitted, read)
-        checked = _staged(piece, stager, lambda args, inputs, proved: checked_call(args, inputs))
+    def checked(inputs: tuple) -> Any:
+        return read(call(*inputs), inputs)
+    checked_call = _staged_call(piece, jitted, read)
+    checked_staged = _staged(piece, stager, lambda args, inputs, proved: checked_call(args, inputs))
     if unchecked is None:
-        return checked
+        if not stager.large:
+            return checked
+        return Choice({Variant(Magnitudes.UNREAD, True): checked_staged, Variant(Magnitudes.UNREAD, False): checked})
+    variants = _variants(piece, unchecked, written, counter, stager, checked, checked_call, checked_staged)
+    if traced.sinks:    # its checks of intermediates cost XLA fusions: only proved variants
+        variants = {v: f for v, f in variants.items() if v.magnitudes is not Magnitudes.UNREAD}
+    return Choice(variants)
+
+
+def _variants(piece: Any, unchecked: tuple, written: list[int], counter: list[int], stager: Stager,
+              checked: Callable, checked_call: Callable, checked_staged: Callable) -> dict[Variant, Callable]:
+    """The exact ways of running a graph that has a variant without finite checks, the default first.
+    Magnitudes read ALONGSIDE: JAX dispatches asynchronously, so the proved variant starts first and the
+    magnitudes are read while XLA computes (on the other core when XLA's loop runs on one); if they prove
+    nothing its results are dropped (once XLA is done: nothing was written yet) and the checked variant runs,
+    and the next call reads the magnitudes first. Read BEFORE (staged only): while XLA runs on both cores, a
+    read beside it would stall its loops; the read comes first, beside the buffers' refill for large copies
+    (staging.py), and when it proves nothing the checked variant runs on the same buffers. Staged variants
+    exist for graphs with inputs of STAGE_BYTES and up; the default is BEFORE with them, else ALONGSIDE."""
     fast_jitted, fast_traced, proof = unchecked
     fast_read = _array_reader(piece, fast_traced, written)
-    if not stager.large:                # small inputs: XLA starts first, the magnitudes are read meanwhile
-        fast, speculate = _plain_caller(piece, fast_jitted), [True]
+    fast = _plain_caller(piece, fast_jitted)
 
-        def proved(inputs: tuple) -> Any:
-            started = fast(*inputs) if speculate[0] else None
-            if not proof.holds(inputs):     # its results are dropped: nothing was written yet
-                speculate[0] = False
-                return checked(inputs)
-            speculate[0] = True
-            counter[0] += 1
-            return fast_read(fast(*inputs) if started is None else started, inputs)
-    else:
-        fast_call = _staged_call(piece, fast_jitted, fast_read)
+    def dropped(started: Any, args: tuple, inputs: tuple) -> Any:
+        return checked(inputs)
+    variants = {Variant(Magnitudes.ALONGSIDE, False): _speculative(fast, fast_read, proof.holds, dropped, counter),
+                Variant(Magnitudes.UNREAD, False): checked}
+    if not stager.large:
+        return variants
+    fast_call = _staged_call(piece, fast_jitted, fast_read)
 
-        def either(args: tuple, inputs: tuple, holds: bool) -> Any:
-            if not holds:
-                return checked_call(args, inputs)
-            counter[0] += 1
-            return fast_call(args, inputs)
-        proved = _staged(piece, stager, either, proof.holds)
-    return Choice(proved, checked, prefer_proved=bool(traced.sinks))
+    def before(args: tuple, inputs: tuple, holds: bool) -> Any:
+        if not holds:
+            return checked_call(args, inputs)
+        counter[0] += 1
+        return fast_call(args, inputs)
+
+    def finish(started: Any, inputs: tuple) -> Any:
+        jax.block_until_ready(started)
+        return fast_read(started, inputs)
+
+    def dropped_staged(started: Any, args: tuple, inputs: tuple) -> Any:
+        if started is not None:     # XLA is done with the buffers before the next call refills them
+            jax.block_until_ready(started)
+        return checked_call(args, inputs)
+    alongside = _speculative(fast, finish, proof.holds, dropped_staged, counter)
+    return {Variant(Magnitudes.BEFORE, True): _staged(piece, stager, before, proof.holds),
+            Variant(Magnitudes.ALONGSIDE, True): _staged(piece, stager, lambda args, inputs, _: alongside(inputs, args)),
+            Variant(Magnitudes.UNREAD, True): checked_staged, **variants}
+
+
+def _speculative(fast: Callable, finish: Callable[[Any, tuple], Any], holds: Callable[[tuple], bool],
+                 fallback: Callable[[Any, tuple, tuple], Any], counter: list[int]) -> Callable[..., Any]:
+    """(inputs, args=inputs) -> finish(fast(*args), inputs) with the magnitudes of `inputs` read while XLA
+    computes; fallback(started or None, args, inputs) when they prove nothing (see `_variants`)."""
+    speculate = [True]
+
+    def run(inputs: tuple, args: tuple | None = None) -> Any:
+        args = inputs if args is None else args
+        started = fast(*args) if speculate[0] else None
+        if not holds(inputs):
+            speculate[0] = False
+            return fallback(started, args, inputs)
+        speculate[0] = True
+        counter[0] += 1
+        return finish(fast(*args) if started is None else started, inputs)
+    return run
 
 
 def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..., tuple],
@@ -316,5 +353,6 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
     run.fallbacks = fallbacks             # type: ignore[attr-defined]
     run.proved = proved                   # type: ignore[attr-defined]
     run.stager = stager                   # type: ignore[attr-defined]
+    run.choice = attempt if isinstance(attempt, Choice) else None     # type: ignore[attr-defined]
     run.__minidynamo_source__ = getattr(fallback, "__minidynamo_source__", "")
     return run

@@ -6,14 +6,15 @@ array 16 bytes past a page boundary, so every call copies every large input into
 (about 1.3-1.6 ms per 16 MB, holding the GIL). `Stager` keeps, per large input of one graph, a
 64-byte aligned NumPy buffer and the JAX array over that very memory (jax.device_put(may_alias=True),
 checked to alias once); each call copies the input into its buffer (np.copyto into memory already mapped:
-about 0.85 ms per 16 MB) and passes the JAX array. A proved call must also read its inputs' magnitudes
-(bounds.py: two NumPy passes, about 0.5 ms per 16 MB) before XLA starts: read beside XLA, they would steal
-a core from XLA's two threads, and a preempted XLA worker stalls its whole parallel loop, which costs far
-more than the passes. When the copies are large (THREAD_BYTES) a helper thread reads them meanwhile on the
-other core (np.copyto and NumPy's reductions release the GIL); the calling thread never waits for it: when
-the helper has not answered by the end of the copies (it got no core on a loaded machine), the calling
-thread reads them itself (reads only: the helper's late answer is dropped). When they prove nothing, the
-checked variant runs on the same copies.
+about 0.85 ms per 16 MB) and passes the JAX array. At a few MB, JAX's own copy costs about as much (its
+allocator reuses memory), so staged and unstaged calls are both variants choice.py times (runner._variants).
+A proved call that reads its inputs' magnitudes (bounds.py: two NumPy passes, about 0.5 ms per 16 MB) before
+XLA starts (choice.Magnitudes.BEFORE: when XLA's loops run on both cores, a read beside them would steal a
+core, and a preempted XLA worker stalls its whole parallel loop) gets them with `holds`: when the copies
+are large (THREAD_BYTES) a helper thread reads them meanwhile on the other core (np.copyto and NumPy's
+reductions release the GIL); the calling thread never waits for it: when the helper has not answered by the
+end of the copies (it got no core on a loaded machine), the calling thread reads them itself (reads only:
+the helper's late answer is dropped). When they prove nothing, the checked variant runs on the same copies.
 
 Writing into memory a JAX array aliases is safe only while no computation reads it: a call holds the
 graph's lock from the copy until every output of its XLA computation is ready (the runner blocks on them
@@ -33,7 +34,7 @@ import numpy as np
 import jax
 
 ALIGN = 64                  # the alignment at which JAX's CPU client takes a NumPy array without a copy
-STAGE_BYTES = 1 << 20       # inputs from this size up go through a kept buffer (smaller ones: JAX copies)
+STAGE_BYTES = 1 << 20       # graphs with inputs from this size up get staged variants (smaller: JAX copies)
 THREAD_BYTES = 1 << 23      # copies from this size up (together) let a helper thread read the magnitudes
 
 _pool: list[ThreadPoolExecutor] = []

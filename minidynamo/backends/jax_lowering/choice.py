@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
-TRIALS = 5      # timed calls per variant after its first (tests set 0: always the first variant)
+TRIALS = 3      # timed calls per variant after its first (tests set 0: always the first variant)
 PERIOD = 64     # once settled, one call in PERIOD is a duel's (0: never)
 DUELS = 3       # ratios a challenger needs before it can replace the kept variant
 SWITCH = 0.95   # challenger time / kept time (median of its last DUELS) below which the challenger is kept

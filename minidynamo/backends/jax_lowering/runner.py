@@ -29,7 +29,7 @@ import jax
 from ...graph.ir import CONST, INPUT, ArraySpec, PyScalarSpec, map_nodes
 from ..aliasing import same_object_root
 from .choice import Choice, Magnitudes, Variant
-from .staging import Stager, large_inputs
+from .staging import THREAD_BYTES, Stager, large_inputs
 
 try:    # NumPy 2: np.seterr/np.errstate set this context variable to a new state object
     from numpy._core.umath import _extobj_contextvar as _ERRSTATE
@@ -251,6 +251,8 @@ def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
     if unchecked is None:
         if not stager.large:
             return checked
+        if _always_staged(piece, stager):
+            return checked_staged
         return Choice({Variant(Magnitudes.UNREAD, True): checked_staged, Variant(Magnitudes.UNREAD, False): checked})
     variants = _variants(piece, unchecked, written, counter, stager, checked, checked_call, checked_staged)
     if traced.sinks:    # its checks of intermediates cost XLA fusions: only proved variants
@@ -267,7 +269,8 @@ def _variants(piece: Any, unchecked: tuple, written: list[int], counter: list[in
     and the next call reads the magnitudes first. Read BEFORE (staged only): while XLA runs on both cores, a
     read beside it would stall its loops; the read comes first, beside the buffers' refill for large copies
     (staging.py), and when it proves nothing the checked variant runs on the same buffers. Staged variants
-    exist for graphs with inputs of STAGE_BYTES and up; the default is BEFORE with them, else ALONGSIDE."""
+    exist for graphs with inputs of STAGE_BYTES and up (only they when those copies reach THREAD_BYTES);
+    the default is BEFORE with them, else ALONGSIDE."""
     fast_jitted, fast_traced, proof = unchecked
     fast_read = _array_reader(piece, fast_traced, written)
     fast = _plain_caller(piece, fast_jitted)
@@ -295,9 +298,15 @@ def _variants(piece: Any, unchecked: tuple, written: list[int], counter: list[in
             jax.block_until_ready(started)
         return checked_call(args, inputs)
     alongside = _speculative(fast, finish, proof.holds, dropped_staged, counter)
-    return {Variant(Magnitudes.BEFORE, True): _staged(piece, stager, before, proof.holds),
-            Variant(Magnitudes.ALONGSIDE, True): _staged(piece, stager, lambda args, inputs, _: alongside(inputs, args)),
-            Variant(Magnitudes.UNREAD, True): checked_staged, **variants}
+    staged = {Variant(Magnitudes.BEFORE, True): _staged(piece, stager, before, proof.holds),
+              Variant(Magnitudes.ALONGSIDE, True): _staged(piece, stager, lambda args, inputs, _: alongside(inputs, args)),
+              Variant(Magnitudes.UNREAD, True): checked_staged}
+    return staged if _always_staged(piece, stager) else {**staged, **variants}
+
+
+def _always_staged(piece: Any, stager: Stager) -> bool:
+    """Copies of THREAD_BYTES and up cost far less staged than JAX's (staging.py): no trials without."""
+    return sum(piece.inputs[i].spec.size * piece.inputs[i].spec.dtype.itemsize for i in stager.large) >= THREAD_BYTES
 
 
 def _speculative(fast: Callable, finish: Callable[[Any, tuple], Any], holds: Callable[[tuple], bool],

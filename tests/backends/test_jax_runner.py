@@ -271,13 +271,28 @@ def test_each_variant_reads_each_calls_inputs_and_leaves_them_alone(variant, mon
     assert rec.runs[0].proved[0] == (4 if variant.magnitudes is not choice.Magnitudes.UNREAD else 1)
 
 
-def test_a_graph_that_checks_intermediates_only_chooses_among_proved_variants():
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v.magnitudes.name}-{'staged' if v.staged else 'plain'}")
+def test_a_graph_that_checks_intermediates_keeps_numpys_warnings_in_each_variant(variant, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 0)
     rec = Recorder()
     compiled = md.compile(softmax, backend=rec)      # the row sums it divides by are checked inside XLA
     x = np.random.default_rng(0).standard_normal((STAGED_ROWS, 256)).astype(np.float32)
     assert_close(compiled(x), softmax(x))
     assert traced_piece(rec).sinks
-    assert {v.magnitudes for v in rec.runs[0].choice.variants} == {choice.Magnitudes.BEFORE, choice.Magnitudes.ALONGSIDE}
+    settled_on(rec, variant)
+    wide = x.copy()
+    wide[5, :2] = [-3e38, 3e38]                 # x - max overflows in row 5: NumPy warns
+    nan = x.copy()
+    nan[1, 3] = np.nan
+    for arg in (x, wide, nan, x):
+        got, seen = warnings_of(compiled, arg)
+        expected, expected_seen = warnings_of(softmax, arg)
+        assert seen == expected_seen
+        if arg is x:
+            assert_close(got, expected)
+        else:                                   # NumPy ran: its very results
+            assert np.array_equal(got, expected, equal_nan=True)
+    assert rec.fallbacks == 2
 
 
 @pytest.mark.parametrize("staged", [True, False], ids=["staged", "plain"])

@@ -254,10 +254,7 @@ def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
         if _always_staged(piece, stager):
             return checked_staged
         return Choice({Variant(Magnitudes.UNREAD, True): checked_staged, Variant(Magnitudes.UNREAD, False): checked})
-    variants = _variants(piece, unchecked, written, counter, stager, checked, checked_call, checked_staged)
-    if traced.sinks:    # its checks of intermediates cost XLA fusions: only proved variants
-        variants = {v: f for v, f in variants.items() if v.magnitudes is not Magnitudes.UNREAD}
-    return Choice(variants)
+    return Choice(_variants(piece, unchecked, written, counter, stager, checked, checked_call, checked_staged))
 
 
 def _variants(piece: Any, unchecked: tuple, written: list[int], counter: list[int], stager: Stager,

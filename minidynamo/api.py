@@ -181,7 +181,7 @@ class CompiledState:
                     changed.add(g.expr)
                 # A function pinned by identity (a call that broke inside it) came back as another function
                 # object with the same code: it is made per call, so it is not pinned from now on.
-                elif not number and type(now) is types.FunctionType and now is not g.expected and \
+                elif g.kind is GuardKind.ID and type(now) is types.FunctionType and now is not g.expected and \
                         now.__code__ is g.expected.__code__:
                     changed.add(g.expr)
         return changed

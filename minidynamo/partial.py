@@ -113,43 +113,62 @@ class _Children:
 _EXHAUSTED = object()
 
 
-def for_driver(header: int, body: Callable[[tuple, int], Any], exit_: Callable[[tuple, int], Any]) -> Callable:
+Layout = tuple[bool, ...]
+
+
+def for_driver(header: int, body: Callable[[tuple, Layout], Any], exit_: Callable[[tuple, Layout], Any],
+               raiser: Callable[[tuple, Layout], Any] | None = None) -> Callable:
     """The driver of the for-loop at `header`: FOR_ITER in plain Python, one captured body call per
     iteration. A state for another loop (an enclosing one) or a final result is passed on to the caller.
-    A plain function, not a partial: the entry's call then hands it the only reference to the state."""
+    A plain function, not a partial: the entry's call then hands it the only reference to the state.
+    Inside a try region (`raiser`), an exception of next() is raised where FOR_ITER stands by the raiser,
+    so the region's own handler catches it (an inlined comprehension restores its loop variable there)."""
     def drive(res: Any) -> Any:
         while type(res) is LoopState and res.header == header:
             # Not `except StopIteration:` around the exit: the code after the loop would run inside that
             # handler, its exceptions chained to the StopIteration and the handler's traceback keeping this
             # frame's locals referenced (eager FOR_ITER leaves no trace of the exhausted iterator).
-            item = next(res.stack[-1], _EXHAUSTED)
+            if raiser is None:
+                item = next(res.stack[-1], _EXHAUSTED)
+            else:
+                item = _next_or_exception(res.stack[-1])
+                if type(item) is _Raised:     # (outside the except clause: no exception context leaks)
+                    return call_moving(raiser(res.names, res.layout()), [item.exc, *res.arguments(res.stack)], {})
             if item is _EXHAUSTED:
-                fn = exit_(res.names, len(res.stack) - 1)
-                res = _arguments(res, res.stack[:-1])
+                fn = exit_(res.names, res.layout()[:-1])
+                res = res.arguments(res.stack[:-1])
                 return call_moving(fn, res, {})
-            fn = body(res.names, len(res.stack))
-            res = _arguments(res, (*res.stack, item))
+            fn = body(res.names, res.layout() + (True,))
+            res = res.arguments((*res.stack, item))
             item = None
             res = call_moving(fn, res, {})
         return res
     return drive
 
 
-def while_driver(header: int, loop: Callable[[tuple, int], Any]) -> Callable:
+class _Raised:
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def _next_or_exception(iterator: Any) -> Any:
+    try:
+        return next(iterator, _EXHAUSTED)
+    except BaseException as e:
+        return _Raised(e)
+
+
+def while_driver(header: int, loop: Callable[[tuple, Layout], Any]) -> Callable:
     """The driver of the while-loop at `header`: one captured call per iteration, from the test on."""
     def drive(res: Any) -> Any:
         while type(res) is LoopState and res.header == header:
-            fn = loop(res.names, len(res.stack))
-            res = _arguments(res, res.stack)
+            fn = loop(res.names, res.layout())
+            res = res.arguments(res.stack)
             res = call_moving(fn, res, {})
         return res
     return drive
-
-
-def _arguments(state: LoopState, stack: tuple) -> list:
-    """The next call's arguments (locals, then stack) for call_moving, which hands the callee the only
-    references (the driver keeps none, as eager's loop keeps none beyond its frame's)."""
-    return [*reversed(stack), *reversed(state.values)]
 
 
 def _driver(kids: _Children, start: int, outer: tuple[int, ...]) -> Any:
@@ -157,11 +176,12 @@ def _driver(kids: _Children, start: int, outer: tuple[int, ...]) -> Any:
     drives = (start, *outer)
     if kids.ins.instrs[start].name == "FOR_ITER":
         exit_index = kids.ins.targets[start] + pyversion.FOR_ITER_EXIT_SKIP
-        body = functools.lru_cache(None)(
-            lambda names, depth: kids.resume(start + 1, (True,) * (depth + 1), names, drives))
-        exit_ = functools.lru_cache(None)(lambda names, depth: kids.resume(exit_index, (True,) * depth, names, outer))
-        return for_driver(start, body, exit_)
-    loop = functools.lru_cache(None)(lambda names, depth: kids.resume(start, (True,) * depth, names, drives))
+        body = functools.lru_cache(None)(lambda names, layout: kids.resume(start + 1, layout, names, drives))
+        exit_ = functools.lru_cache(None)(lambda names, layout: kids.resume(exit_index, layout, names, outer))
+        raiser = functools.lru_cache(None)(lambda names, layout: kids.raiser(start, layout, names)) \
+            if kids.ins.in_try[start] else None
+        return for_driver(start, body, exit_, raiser)
+    loop = functools.lru_cache(None)(lambda names, layout: kids.resume(start, layout, names, drives))
     return while_driver(start, loop)
 
 
@@ -176,15 +196,16 @@ def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_
     driven = [s for s in headers if s in info.drives]
     new = headers[:headers.index(driven[0])] if driven else headers      # loops inside the driven ones
     drives = (*new, *driven)
-    if at_header and (not new or new[0] != k or not all(parts.layout)):
+    if at_header and (not new or new[0] != k):
         raise CannotResume("a loop header the frame cannot hand to a driver")
     wrap = "{}"
     for level, start in enumerate(new):
-        if kids.ins.in_try[start] and kids.ins.instrs[start].name == "FOR_ITER":
-            raise CannotResume("a for-loop inside a try block: its driver's next() would raise outside it")
+        if kids.ins.in_try[start] and kids.ins.instrs[start].name == "FOR_ITER" and not pyversion.CAN_RAISE_IN_PLACE:
+            raise CannotResume("a for-loop inside a try block on Python 3.11: its driver's next() would raise "
+                               "outside it (re-raising in place crashed CPython 3.11; see pyversion.CAN_RAISE_IN_PLACE)")
         wrap = f"{ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')}({wrap})"
     if at_header:                  # a real iterator, or too many iterations: the loop's driver takes over
-        state = loop_state_expr(ctx, k, list(names), parts.local_exprs, parts.stack_exprs)
+        state = loop_state_expr(ctx, k, list(names), parts.local_exprs, parts.stack_exprs, parts.layout)
         return [f"return {wrap.format(state)}"]
     resume = ctx.bind(kids.resume(index, tuple(parts.layout), names, drives), 'resume')
     return hand_over(frame, parts, resume, wrap)      # its arguments moved: the entry keeps no reference

@@ -19,6 +19,7 @@ import pytest
 import minidynamo as md
 from minidynamo.errors import GraphBreakError, InternalError
 from minidynamo.capture.breaks import BreakCategory
+from tests.conftest import check
 
 
 def _x(rows=4, cols=3, seed=0):
@@ -483,3 +484,18 @@ def test_custom_backend_is_called_with_graph_and_example_inputs():
     assert graph.ops() == {"matmul": 1, "tanh": 1, "multiply": 1}
     assert len(examples) == 2 and examples[0] is x and examples[1] is w
     assert seen[1:] == ["ran", "ran"]
+
+
+def _named():
+    pass
+
+
+def test_a_length_guard_failing_for_a_function_is_a_recompile_not_an_internal_error():
+    # automatic dynamic compared a failed length guard's value as a function (`now.__code__` of an int)
+    def f(items):
+        out = []
+        for v in items:
+            print(type(v).__name__)                  # a break: the loop body is a resume function
+            out.append(len(v) if isinstance(v, list) else v.__name__)
+        return out
+    check(f, [[1, 2], _named, [3]])

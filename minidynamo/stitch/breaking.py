@@ -106,12 +106,30 @@ def execute(frame: Frame, instr: Instr, em: BreakEmitter) -> Plain:
 class LoopState:
     """What a driven resume function returns when it arrives at the header of a driven loop: which loop
     (`header`, an instruction index of the original function), the live locals, and the stack there (the
-    iterators of the for-loops around it, the loop's own last), handed to that loop's driver."""
+    iterators of the for-loops around it, the loop's own last), handed to that loop's driver. A NULL slot
+    of the stack (3.12's inlined comprehension saves an unbound loop variable as NULL) is `NULL`."""
 
     __slots__ = ("header", "names", "values", "stack")
 
     def __init__(self, header: int, names: tuple[str, ...], values: tuple, stack: tuple) -> None:
         self.header, self.names, self.values, self.stack = header, names, values, stack
+
+    def layout(self) -> tuple[bool, ...]:
+        """Which stack slots hold values (a resume function's stack layout)."""
+        return tuple(v is not NULL for v in self.stack)
+
+    def arguments(self, stack: tuple) -> list:
+        """A resume call's arguments (locals, then the values of `stack`) for call_moving, which hands the
+        callee the only references (the driver keeps none, as eager's loop keeps none beyond its frame's)."""
+        return [*reversed([v for v in stack if v is not NULL]), *reversed(self.values)]
+
+
+class _Null:
+    def __repr__(self) -> str:
+        return "NULL"
+
+
+NULL = _Null()
 
 
 @dataclass
@@ -257,14 +275,18 @@ def prepare_loop_back(ctx: CaptureContext, frame: Frame, header: int) -> tuple[B
     numbering): return a LoopState to that loop's driver."""
     em = BreakEmitter(ctx, lambda fn: fn)
     temps, writes = writeback_lines(ctx, em)
-    if any(v is None for v in frame.stack):
-        raise CannotResume("a loop header with a NULL stack slot")
     names, values = _live_locals(frame, em, frame.current)
-    state = loop_state_expr(ctx, header, names, values, [em.value(v) for v in frame.stack])
+    layout = [v is not None for v in frame.stack]
+    state = loop_state_expr(ctx, header, names, values, [em.value(v) for v in frame.stack if v is not None], layout)
     return em, temps + writes + [f"return {state}"]
 
 
-def loop_state_expr(ctx: CaptureContext, header: int, names: list[str], values: list[str], stack: list[str]) -> str:
+def loop_state_expr(ctx: CaptureContext, header: int, names: list[str], values: list[str], stack: list[str],
+                    layout: list[bool]) -> str:
+    """A LoopState for a driver: `stack` holds the values of the slots `layout` marks True, NULL the others."""
     ctx.namespace.setdefault("___LoopState", LoopState)
+    ctx.namespace.setdefault("___NULL", NULL)
+    exprs = iter(stack)
+    slots = [next(exprs) if real else "___NULL" for real in layout]
     return f"___LoopState({header}, {tuple(names)!r}, ({''.join(v + ', ' for v in values)}), " \
-           f"({''.join(v + ', ' for v in stack)}))"
+           f"({''.join(v + ', ' for v in slots)}))"

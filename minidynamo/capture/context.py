@@ -377,6 +377,13 @@ class CaptureContext:
             return var.as_constant()
         raise unsupported(BreakCategory.UNSUPPORTED, f"{var.describe()} cannot be an argument of a graph op")
 
+    def note_in_try(self, node: Node) -> None:
+        """A node that may raise at run time, recorded inside a try/with region of some frame: the graph's
+        exception must then re-run the function eagerly with written arrays restored (api), so that
+        region's handler sees it."""
+        if self._inside_try():
+            self.nodes_in_try.append(node)
+
     def _inside_try(self) -> bool:
         """True when the instruction being executed, in the active frame or any frame that inlined it,
         is covered by an exception-table entry (a try, except, finally or with region)."""
@@ -432,8 +439,7 @@ class CaptureContext:
         if mutating:
             self.mutating_nodes.append(node)
         self.known.note(opdef, target, args, kwargs, node, spec, mutating)
-        if self._inside_try():
-            self.nodes_in_try.append(node)
+        self.note_in_try(node)
         if spec is None:
             return ConstVar(None)
         if isinstance(spec, RngSpec):

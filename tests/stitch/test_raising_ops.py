@@ -196,7 +196,17 @@ def write_into_read_only(x, i):
     return None, a
 
 
+def write_then_python_division(x, n):
+    x[0] = 5.0
+    try:
+        k = 1 / n                       # n unspecialized from the second call: Python arithmetic in the graph
+    except ZeroDivisionError:
+        k = 0.5
+    return x * k
+
+
 @pytest.mark.parametrize("fn, calls", [
+    (write_then_python_division, [(np.ones(3), 2), (np.ones(3), 3), (np.ones(3), 0), (np.ones(3), 4)]),
     (write_into_read_only, [(np.ones(3), 0), (np.ones(2), 1)]),
     (write_then_solve, [(np.ones(2), REGULAR, np.ones(2)), (np.ones(2), SINGULAR, np.ones(2))]),
     (write_then_index, [(np.ones(3), 0), (np.ones(3), 1), (np.ones(3), 7), (np.ones(3), -1)]),

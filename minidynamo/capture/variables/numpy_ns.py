@@ -127,17 +127,21 @@ class NumpyFunctionVar(Var):
 _CONVERSIONS = ("array", "asarray", "asanyarray")
 # Ops that convert their first argument with np.asarray / np.asanyarray before anything else.
 _READ_AS_ARRAY = {*_CONVERSIONS, "sum", "prod", "mean", "max", "min", "argmax", "argmin", "std", "var", "any",
-                  "all", "cumsum", "cumprod", "median"}
+                  "all", "cumsum", "cumprod", "median", "argsort", "sort"}
 
 
 def _stacked_sequence(frame: "Frame", opdef: ops.OpDef, args: list[Var]) -> Var | None:
-    """A list or tuple of graph arrays of one static shape and dtype, where NumPy converts it to an array
-    (`np.mean(batch_losses)`, `np.array(rows)`): the same array as np.stack of its items, recorded as that."""
+    """A list or tuple of graph arrays of one static shape and dtype (or of Python floats the graph computes),
+    where NumPy converts it to an array (`np.mean(batch_losses)`, `np.array(rows)`): the same array as np.stack
+    of its items, recorded as that."""
     from .array import ArrayVar
     from .containers import ListVar, TupleVar
+    from .scalar import ScalarVar
     if opdef.name not in _READ_AS_ARRAY or not args or type(args[0]) not in (ListVar, TupleVar):
         return None
     items = args[0].iterate(frame)
+    if items and all(isinstance(i, ScalarVar) and type(i.value) is float for i in items):
+        return frame.ctx.record(ops.REGISTRY["stack"], [TupleVar(list(items))], {}, target=np.stack)
     if not items or any(type(i) is not ArrayVar for i in items):
         return None
     shape, dtype = items[0].spec.shape, items[0].spec.dtype
@@ -159,10 +163,45 @@ class MathFunctionVar(Var):
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         if all_constant(args, kwargs):
             return fold(frame, self.fn, *[a.as_constant() for a in args])
+        if self.fn in _FLOAT_MATH and not kwargs and all(map(_real_number, args)):
+            return _float_math_node(frame, self.fn, args)
         raise unsupported(BreakCategory.DATA_DEPENDENT, f"math.{self.fn.__name__}() of {args[0].describe()} needs its value")
 
     def reconstruct(self, out: Any) -> str:
         return out.constant(self.fn)
+
+
+# math functions that return a float for real arguments (a NumPy scalar converts through __float__)
+_FLOAT_MATH = {getattr(math, n) for n in (
+    "sqrt", "exp", "log", "log2", "log10", "log1p", "expm1", "pow", "sin", "cos", "tan", "asin", "acos", "atan",
+    "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "gamma", "lgamma", "hypot",
+    "fabs", "copysign", "degrees", "radians")}
+_STAND_IN = 0.5      # the capture-time value of a float known only at run time (never a constant: no guard)
+
+
+def _real_number(v: Var) -> bool:
+    """A real number math converts exactly as eagerly: a 0-d graph value of a real dtype (not a dask value),
+    an unspecialized Python number, or a real constant."""
+    from .array import ArrayVar
+    from .scalar import ScalarVar
+    if type(v) is ArrayVar:
+        return v.spec.ndim == 0 and v.spec.dtype.kind in "biuf"
+    if isinstance(v, ScalarVar):
+        return True
+    return v.is_constant() and type(v.as_constant()) in (int, float, bool)
+
+
+def _float_math_node(frame: "Frame", fn: Any, args: list[Var]) -> Var:
+    """`math.sqrt(distance)` of a graph value: a node returning the Python float math returns, known only at
+    run time (a branch on it breaks). math's ValueError / OverflowError is raised by the graph, which then
+    re-runs the function eagerly, so eager's exception and handler follow."""
+    from ...graph.ir import PyScalarSpec
+    from .scalar import ScalarVar
+    node = frame.ctx.graph.call(f"math.{fn.__name__}", fn, tuple(frame.ctx.to_arg(a) for a in args), {},
+                                spec=PyScalarSpec(float))
+    node.meta["value"] = _STAND_IN
+    frame.ctx.note_in_try(node)
+    return ScalarVar.runtime(node, _STAND_IN)
 
 
 # NumPy helpers without a graph op that are pure functions of constant arguments (dtype and shape logic).

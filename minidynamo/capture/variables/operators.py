@@ -143,6 +143,7 @@ def scalar_op(frame: "Frame", sym: str, operands: list[Var], unary: bool = False
     roots = tuple(r for v in operands if is_scalar(v) for r in v.roots)
     node = frame.ctx.graph.call(name, fn, tuple(frame.ctx.to_arg(v) for v in operands), {},
                                 spec=PyScalarSpec(type(value)))
+    frame.ctx.note_in_try(node)      # 1 / n raises ZeroDivisionError for another n
     node.meta["value"] = value
     node.meta["expr"] = _scalar_expr(sym, operands, unary)
     if type(value) is int and sym in _SYM_ARITHMETIC:

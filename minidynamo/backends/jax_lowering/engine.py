@@ -13,7 +13,7 @@ graph is one XLA compilation, shared by structurally equal graphs) and returns `
    division by zero (see ufuncs.py, indexing.py). Nothing was written yet, so NumPy reproduces exactly
    the warnings, exceptions and partial writes eager code gives. A graph with large results has a second
    jitted variant without the finite checks (`_unchecked`), run for calls whose float inputs' magnitudes
-   prove that no value can become nan/inf (bounds.py), when timing the first calls finds it the faster
+   prove that no value can become nan/inf (bounds.py), when timing finds it the faster
    (choice.py);
 4. writes new values of the inputs the graph writes into (np.copyto), and returns writeable NumPy arrays
    (NumPy scalars for scalar specs); an output that is an input written in place is the input itself.

@@ -18,6 +18,7 @@ def clock(monkeypatch):
     now = [0.0]
     monkeypatch.setattr(choice.time, "perf_counter", lambda: now[0])
     monkeypatch.setattr(choice, "TRIALS", 2)
+    monkeypatch.setattr(choice, "EARLY_CALLS", 0)       # duels every PERIOD calls from the start
     return now
 
 
@@ -110,3 +111,15 @@ def test_a_single_variant_never_duels(monkeypatch):
     monkeypatch.setattr(choice, "PERIOD", 1)
     pick = choice.Choice({PROVED: lambda inputs: inputs})
     assert [pick(i) for i in range(5)] == list(range(5)) and pick.kept == PROVED
+
+
+def test_duels_are_more_frequent_for_the_first_calls(clock, monkeypatch):
+    monkeypatch.setattr(choice, "EARLY_CALLS", 40)
+    monkeypatch.setattr(choice, "EARLY_PERIOD", 4)
+    monkeypatch.setattr(choice, "PERIOD", 20)
+    ran = []
+    pick = choice.Choice(variants(clock, {PROVED: 5.0, CHECKED: 3.0}, ran))
+    for i in range(6 + 80):
+        pick(i)
+    duels = ran[6:]
+    assert duels[:40].count(PROVED) == 40 // 4 and duels[40:].count(PROVED) == 40 // 20

@@ -9,7 +9,8 @@ keeps (staging.py). Which costs least depends on the graph, the sizes and the ma
 threads the magnitude reads may stall its loops, or run on an idle core), so a runner alternates the variants
 for its first calls and keeps the fastest: the first call of each is dropped (it compiles), the next TRIALS
 of each are timed and their medians compared. Load changes, and a few trials under load can pick the slower
-one, so every PERIOD calls one other variant (in turn) runs and is timed against the kept one's next call;
+one, so every PERIOD calls (EARLY_PERIOD during the first EARLY_CALLS, when a choice made from a few trials
+is likeliest wrong) one other variant (in turn) runs and is timed against the kept one's next call;
 a variant whose last DUELS such ratios have a median below SWITCH is kept instead. Each duel costs at most
 one slower call in PERIOD. Speed only: every variant keeps NumPy's semantics.
 """
@@ -23,8 +24,9 @@ from enum import Enum
 from typing import Any, Callable
 
 TRIALS = 3      # timed calls per variant after its first (tests set 0: always the first variant)
-PERIOD = 64     # once settled, one call in PERIOD is a duel's (0: never)
-DUELS = 3       # ratios a challenger needs before it can replace the kept variant
+PERIOD = 64     # once settled, one call in PERIOD is a duel's (0: never) ...
+EARLY_CALLS, EARLY_PERIOD = 1024, 16    # ... one in EARLY_PERIOD for the first EARLY_CALLS calls
+DUELS = 5       # ratios a challenger needs before it can replace the kept variant
 SWITCH = 0.95   # challenger time / kept time (median of its last DUELS) below which the challenger is kept
 
 
@@ -66,9 +68,12 @@ class Choice:
         if self.kept is None:
             return self._trial(inputs)
         self.calls += 1
-        if self.challenger is None and (PERIOD == 0 or self.calls % PERIOD or len(self.order) == 1):
+        if self.challenger is None and (PERIOD == 0 or self.calls % self._period() or len(self.order) == 1):
             return self.variants[self.kept](inputs)
         return self._duel(inputs)
+
+    def _period(self) -> int:
+        return EARLY_PERIOD if self.calls <= EARLY_CALLS else PERIOD
 
     def _trial(self, inputs: tuple) -> Any:
         use = min(self.order, key=lambda v: len(self.times[v]))     # the first with the fewest calls
@@ -82,7 +87,7 @@ class Choice:
         kept = self.kept
         if self.challenger is None:         # the challenger's call: the next variant after the kept one
             others = self.order[self.order.index(kept) + 1:] + self.order[:self.order.index(kept)]
-            other = others[(self.calls // PERIOD) % len(others)]
+            other = others[(self.calls // self._period()) % len(others)]
             got, took = self._timed(other, inputs)
             self.challenger = (other, took)
             return got

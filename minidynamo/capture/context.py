@@ -28,7 +28,7 @@ from .side_effects import SideEffects
 from .sources import NamespaceSource, Source, input_name
 from .variables.array import ArrayVar
 from .variables.base import Var, unsupported
-from .variables.builtins import BUILTINS, BuiltinVar
+from .variables.builtins import BUILTINS, BuiltinVar, container_method
 from .variables.const import ConstVar
 from .variables.containers import DictVar, ListVar, SliceVar, TupleVar
 from .variables.functions import BoundMethodVar, CellBox, UserFunctionVar
@@ -185,6 +185,8 @@ class CaptureContext:
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             special = {np.errstate: ErrstateClassVar, np.random.RandomState: RngClassVar}.get(value)
             return special(source) if special is not None else ConstVar(value, source)
+        if _bound_per_read(value) and type(value.__self__) in (list, dict):   # `out.append` on a resume's stack
+            return container_method(self, value, source)
         if callable(value) and not hasattr(value, "__dict__") and t is not np.errstate and not _bound_per_read(value):
             # (an errstate is made per call, `with np.errstate(...)`, and a builtin's bound method per read,
             # `ctxvar.reset`: a resume function gets them on the stack; guarded like a user object, by type

@@ -10,6 +10,7 @@ import pytest
 
 from minidynamo.capture.breaks import BreakCategory
 import minidynamo as md
+from minidynamo.api import _state_of
 from minidynamo.errors import GraphBreakError
 from minidynamo.examples.tour_programs import fit_logistic
 from tests.conftest import CompileCounter, check
@@ -315,3 +316,20 @@ def test_with_blocks_are_captured_around_and_inside():
 
 def test_exception_inside_a_with_block_reaches_exit_exactly_as_eager():
     check(with_raising_body, np.ones(3), [], calls=[(np.ones(20), [])])
+
+
+def append_of_a_breaking_value(xs, log, d):
+    out = []
+    for x in xs:
+        out.append(np.tanh(x) + float(x.sum()))       # `out.append` is on the stack when float() breaks
+        log.append(len(out))
+        d.setdefault("k", []).append(float(x[0]))
+    return out, log, d
+
+
+def test_a_list_method_handed_to_the_resume_function_is_the_lists_own():
+    res = check(append_of_a_breaking_value, [np.ones(2), np.zeros(2), np.ones(2)], [], {},
+                calls=[([np.ones(2)] * 4, [1], {"k": [0.5]})])
+    children = _state_of(res.compiled).children.values()
+    reasons = [r.reason for c in children if _state_of(c) for r in _state_of(c).records if r.reason is not None]
+    assert not any("builtin_function_or_method" in r.message for r in res.reasons + reasons)

@@ -74,6 +74,20 @@ class BuiltinVar(Var):
         return out.constant(self.fn)
 
 
+def container_method(ctx: Any, value: Any, source: Any) -> Var:
+    """A list's or dict's bound method from before the call (`out.append` loaded before a break inside its
+    argument, then handed to the resume function on its stack): that container's method, so the call is a
+    mutation capture replays instead of a call it cannot make. Guarded by the method's type and name (the
+    container by its own guards, through `__self__`)."""
+    from ...guards import Guard, GuardKind
+    from ..sources import AttrSource
+    from .base import MethodVar
+    expr, desc = source.expr(), source.describe()
+    ctx.guard([Guard(expr, GuardKind.TYPE, type(value), desc),
+               Guard(f"{expr}.__name__", GuardKind.EQUALS, value.__name__, f"{desc}.__name__")])
+    return MethodVar(ctx.wrap(value.__self__, AttrSource(source, "__self__")), value.__name__)
+
+
 def _is_registered(fn: Any) -> bool:
     try:
         return fn in BUILTINS

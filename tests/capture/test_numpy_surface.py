@@ -279,3 +279,11 @@ def test_a_list_mixing_shapes_or_numbers_is_not_stacked():
         return np.mean([x[0], x[1:3]]), np.mean([x[0], 1.0])
     check(f, np.arange(4.0))          # ragged: ValueError, as eagerly
     check(lambda x: np.mean([x[0], 1.0]), np.arange(4.0))
+
+
+def test_a_conversion_with_other_keywords_is_not_stacked():
+    def f(x):
+        rows = [x[0], x[1]]
+        return np.array(rows, dtype=np.float32), np.array(rows, copy=False)   # copy=False: ValueError
+    check(f, np.arange(6.0).reshape(2, 3))
+    check(lambda x: np.array([x[0], x[1]], ndmin=3), np.arange(6.0).reshape(2, 3))

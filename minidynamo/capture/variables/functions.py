@@ -124,7 +124,8 @@ class UserFunctionVar(Var):
                 from .function_sources import attribute_var
                 return attribute_var(frame.ctx, self.fn, self.source, name)
             return ConstVar(getattr(self.fn, name))
-        if name in getattr(self.fn, "__dict__", {}) and self.bound_self is None:
+        if name in getattr(self.fn, "__dict__", {}) and self.bound_self is None and \
+                not hasattr(getattr(types.FunctionType, name, None), "__set__"):   # (a data descriptor wins)
             # An attribute set on the function object (`f.grad = lambda x: 0`): read through its own source
             # every call (the function's __dict__ is writable), guarded like any value read from outside.
             from .function_sources import attribute_var

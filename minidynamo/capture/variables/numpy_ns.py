@@ -99,7 +99,9 @@ class NumpyFunctionVar(Var):
             folded = fold_on_constants(frame, self.fn, args, kwargs)
             if folded is not None:
                 return folded
-        stacked = _stacked_sequence(frame, self.opdef, args)
+        # (np.array(list, copy=False) raises where an array would pass: conversions take dtype= only)
+        stacked = None if self.opdef.name in _CONVERSIONS and set(kwargs) - {"dtype"} else \
+            _stacked_sequence(frame, self.opdef, args)
         if stacked is not None:
             if self.opdef.name in _CONVERSIONS and len(args) == 1 and not kwargs:
                 return stacked          # np.array(list) is the fresh array np.stack made

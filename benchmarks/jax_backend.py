@@ -122,7 +122,7 @@ def hand_written(fn: Callable, args: tuple, read: Callable = np.asarray) -> Call
 
 
 SETTLE = "after eager (discarded)"
-WARM_CALLS, WARM_SECONDS = 30, 3.0      # enough for a runner's trials of its variants (choice.py)
+WARM_CALLS, WARM_SECONDS = 100, 3.0     # enough for a runner's trials of its variants (choice.py)
 
 
 def warmed(fn: Callable, args: tuple) -> Callable:

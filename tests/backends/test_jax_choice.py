@@ -123,3 +123,19 @@ def test_duels_are_more_frequent_for_the_first_calls(clock, monkeypatch):
         pick(i)
     duels = ran[6:]
     assert duels[:40].count(PROVED) == 40 // 4 and duels[40:].count(PROVED) == 40 // 20
+
+
+def test_cheap_variants_get_more_trials_until_the_time_budget(clock, monkeypatch):
+    monkeypatch.setattr(choice, "TRIAL_SECONDS", 0.1)
+    monkeypatch.setattr(choice, "MAX_TRIALS", 50)
+    ran = []
+    pick = choice.Choice(variants(clock, {PROVED: 0.004, CHECKED: 0.006}, ran, first_cost=10.0))
+    while pick.kept is None:
+        pick(0)
+    assert ran.count(PROVED) == ran.count(CHECKED) == 1 + 10 and pick.kept == PROVED   # 10 * 0.01 >= 0.1
+    monkeypatch.setattr(choice, "MAX_TRIALS", 4)
+    ran = []
+    pick = choice.Choice(variants(clock, {PROVED: 0.004, CHECKED: 0.006}, ran, first_cost=10.0))
+    while pick.kept is None:
+        pick(0)
+    assert ran.count(PROVED) == 1 + 4                   # never more than MAX_TRIALS each

@@ -8,7 +8,8 @@ with large inputs either passed to JAX as they are (JAX copies them) or refilled
 keeps (staging.py). Which costs least depends on the graph, the sizes and the machine's load (beside XLA's
 threads the magnitude reads may stall its loops, or run on an idle core), so a runner alternates the variants
 for its first calls and keeps the fastest: the first call of each is dropped (it compiles), the next TRIALS
-of each are timed and their medians compared. Load changes, and a few trials under load can pick the slower
+of each (more for cheap graphs: until the trials took TRIAL_SECONDS, at most MAX_TRIALS each) are timed and
+their medians compared. Load changes, and a few trials under load can pick the slower
 one, so every PERIOD calls (EARLY_PERIOD during the first EARLY_CALLS, when a choice made from a few trials
 is likeliest wrong) one other variant (in turn) runs and is timed against the kept one's next call;
 a variant whose last DUELS such ratios have a median below SWITCH is kept instead. Each duel costs at most
@@ -23,7 +24,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
-TRIALS = 3      # timed calls per variant after its first (tests set 0: always the first variant)
+TRIALS = 3      # timed calls per variant after its first (tests set 0: always the first variant) ...
+TRIAL_SECONDS, MAX_TRIALS = 0.05, 15    # ... more, up to MAX_TRIALS, while the trials took less than this
 PERIOD = 64     # once settled, one call in PERIOD is a duel's (0: never) ...
 EARLY_CALLS, EARLY_PERIOD = 1024, 16    # ... one in EARLY_PERIOD for the first EARLY_CALLS calls
 DUELS = 5       # ratios a challenger needs before it can replace the kept variant
@@ -79,7 +81,8 @@ class Choice:
         use = min(self.order, key=lambda v: len(self.times[v]))     # the first with the fewest calls
         got, took = self._timed(use, inputs)
         self.times[use].append(took)
-        if all(len(t) > TRIALS for t in self.times.values()):       # warm-up + TRIALS each
+        done = min(len(t) for t in self.times.values()) - 1        # timed calls after each one's first
+        if done >= TRIALS and (done >= MAX_TRIALS or sum(sum(t[1:]) for t in self.times.values()) >= TRIAL_SECONDS):
             self.settle(min(self.order, key=lambda v: statistics.median(self.times[v][1:])))
         return got
 

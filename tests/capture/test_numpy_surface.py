@@ -287,3 +287,12 @@ def test_a_conversion_with_other_keywords_is_not_stacked():
         return np.array(rows, dtype=np.float32), np.array(rows, copy=False)   # copy=False: ValueError
     check(f, np.arange(6.0).reshape(2, 3))
     check(lambda x: np.array([x[0], x[1]], ndmin=3), np.arange(6.0).reshape(2, 3))
+
+
+def test_a_size_from_array_values_is_a_data_dependent_break():
+    def one_hot(y):
+        out = np.zeros((y.shape[0], np.amax(y) + 1))     # to_categorical: the class count is data
+        out[np.arange(y.shape[0]), y] = 1
+        return out
+    r = check(one_hot, np.array([0, 2, 1]), calls=[(np.array([3, 0]),)])
+    assert [reason.category for reason in r.reasons] == ["data_dependent"] * len(r.reasons) and r.reasons

@@ -380,9 +380,7 @@ class CaptureContext:
         raise unsupported(BreakCategory.UNSUPPORTED, f"{var.describe()} cannot be an argument of a graph op")
 
     def note_in_try(self, node: Node) -> None:
-        """A node that may raise at run time, recorded inside a try/with region of some frame: the graph's
-        exception must then re-run the function eagerly with written arrays restored (api), so that
-        region's handler sees it."""
+        """A node that may raise, inside a try/with region: its exception re-runs eagerly, writes undone (api)."""
         if self._inside_try():
             self.nodes_in_try.append(node)
 
@@ -446,6 +444,8 @@ class CaptureContext:
             return ConstVar(None)
         if isinstance(spec, RngSpec):
             return RngVar(node)
+        if isinstance(spec, PyScalarSpec):     # `np.random.uniform()`: a Python number known at run time only
+            return ScalarVar.runtime(node, spec.type(1))
         make = (lambda n: LazyArrayVar(n, cls=lazy)) if lazy is not None else ArrayVar
         if isinstance(spec, tuple):
             getitem = ops.get("getitem")

@@ -5,8 +5,8 @@ Imports numpy, graph.meta, graph.meta_random and graph.ir. A rule's first argume
 RngSpec. Generator draws are bound with the method's own signature: the parameters before `size` broadcast
 with it, and the dtype, the trailing axes (none for these draws) and NumPy's errors for constant
 parameters come from the same method of a private Generator run on unit probes, so a meta rule never
-touches the user's stream. A draw whose result is a Python number (`rng.normal()`) is refused: a graph
-value is an array or a NumPy scalar. RandomState methods reuse the legacy global functions' rules.
+touches the user's stream. A draw whose result is a Python number (`rng.normal()`) is that number, known
+only when the graph runs (PyScalarSpec). RandomState methods reuse the legacy global functions' rules.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import meta_random as RND
-from .ir import ArraySpec, RngSpec
+from .ir import ArraySpec, PyScalarSpec, RngSpec
 from .meta import MetaError, as_spec, broadcast, is_spec, run_probe
 from .symbolic import Sym
 
@@ -64,6 +64,8 @@ def _bind(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
 def _spec_of(what: str, res: Any, shape: tuple) -> ArraySpec:
     if isinstance(res, np.generic) and shape == ():
         return ArraySpec((), res.dtype, scalar=True)
+    if type(res) in (int, float) and shape == ():      # a Python number, known only when the graph runs
+        return PyScalarSpec(type(res))
     if not isinstance(res, np.ndarray):
         raise MetaError(f"{what}: unsupported: without a size the draw is a Python number")
     return ArraySpec(shape, res.dtype)

@@ -4,7 +4,7 @@ Imports numpy and graph.meta only. A draw's shape is its `size` (or its dims for
 broadcast shape of its array parameters; its dtype (and NumPy's errors for a bad parameter, such as a
 negative scale or `replace=False` with too small a population) come from the same method of a private
 RandomState run on unit probes, so the meta never touches the user's stream. A draw without a size whose
-result is a Python float or int (`np.random.rand()`) is refused: a graph value is always an array.
+result is a Python float or int (`np.random.rand()`) is a Python number the graph returns (PyScalarSpec).
 The ops are flagged random, so passes never fold, merge, drop or reorder them.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .ir import ArraySpec
+from .ir import ArraySpec, PyScalarSpec
 from .meta import DataDependentShape, MetaError, as_spec, broadcast, is_spec, run_probe
 
 # name -> names of the array-valued parameters (before `size`), in NumPy's order
@@ -52,6 +52,8 @@ def size_shape(size: Any) -> tuple[int, ...] | None:
 def _result(name: str, res: Any, shape: tuple[int, ...]) -> ArraySpec:
     if isinstance(res, np.generic) and shape == ():     # an item of an array-like population: a NumPy scalar
         return ArraySpec((), res.dtype, scalar=True)
+    if type(res) in (int, float) and shape == ():      # a Python number, known only when the graph runs
+        return PyScalarSpec(type(res))
     if not isinstance(res, np.ndarray):
         raise MetaError(f"random.{name}: unsupported: without a size the draw is a Python number")
     if any(d < 0 for d in shape):

@@ -219,10 +219,14 @@ def test_draws_in_a_driven_loop():
     _eager_and_compiled(draws_in_a_long_loop, np.zeros(3), 150)
 
 
-def test_a_draw_without_size_breaks():
+def test_a_draw_without_size_is_a_python_number_the_graph_returns():
     def scalar_draw(x):
-        return x * np.random.rand()
-    _eager_and_compiled(scalar_draw, np.ones(3))
+        r1, r2 = np.random.uniform(), np.random.randint(5)     # particle swarm's r1, r2
+        return x * np.random.rand() + r1 * r2, r1, r2
+    cfn = _eager_and_compiled(scalar_draw, np.ones(3))
+    explained = md.explain(scalar_draw)(np.ones(3))
+    assert explained.graph_break_count == 0
+    assert [type(v) for v in cfn(np.ones(3))[1:]] == [float, int]
 
 
 def draws_from_a_range(x, n):

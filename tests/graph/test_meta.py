@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from minidynamo.graph import ops
-from minidynamo.graph.ir import ArraySpec, RngSpec
+from minidynamo.graph.ir import ArraySpec, PyScalarSpec, RngSpec
 from minidynamo.graph.meta import DataDependentShape, MetaError
 
 from . import test_meta_cases as cases
@@ -40,6 +40,9 @@ def _agree(spec, real, where: str) -> None:
             assert getattr(spec, "cls", None) is type(real), f"{where}: NumPy returned {type(real).__name__}"
         for s, r in zip(spec, real):
             _agree(s, r, where)
+        return
+    if isinstance(spec, PyScalarSpec):            # a draw without a size: a Python number
+        assert type(real) is spec.type, f"{where}: meta says {spec}, NumPy gives a {type(real).__name__}"
         return
     if isinstance(real, (np.random.Generator, np.random.RandomState)):
         assert spec == RngSpec(type(real)), f"{where}: meta says {spec}, NumPy gives a {type(real).__name__}"

@@ -39,7 +39,9 @@ class ScalarVar(Var):
 
     @classmethod
     def runtime(cls, node: Node, example: Any) -> "ScalarVar":
-        """A number known only when the graph runs (of `example`'s type): it never becomes a constant."""
+        """A number known only when the graph runs (of `example`'s type): it never becomes a constant. Meta
+        rules of the ops that use it see `example`, a stand-in of the right type."""
+        node.meta.setdefault("value", example)
         var = cls(node, example)
         var.runtime_only = True
         return var

@@ -153,11 +153,20 @@ def test_bad_parameters_raise_as_eagerly():
     check(array_scale, X, -np.ones(3), _gen(), calls=[(X, np.ones(3), _gen(3))])
 
 
-def test_a_draw_of_a_python_number_breaks_and_matches():
+def test_a_draw_of_a_python_number_is_a_number_the_graph_returns():
     def scalar(x, rng):
-        return x * rng.normal() + rng.integers(5, size=2).sum()
-    result = check(scalar, X, _gen(), calls=[(X, _gen(1))])
-    assert any("Python number" in r.message for r in result.reasons)
+        r = rng.normal()
+        return x * r + rng.integers(5, size=2).sum(), r, rng.integers(3), rng.random()
+    result = check(scalar, X, _gen(), calls=[(X, _gen(1))]).assert_no_breaks()
+    assert [n.op for n in result.graphs[0].nodes if n.op.startswith("Generator.")] == \
+        ["Generator.normal", "Generator.integers", "Generator.integers", "Generator.random"]
+
+    def branch(x, rng):
+        if rng.random() < 0.5:              # a decision on the number: a break, after the draw
+            return x + 1
+        return x - 1
+    result = check(branch, X, _gen(), calls=[(X, _gen(s)) for s in range(1, 6)])
+    assert result.reasons and all(r.category == "data_dependent" for r in result.reasons)
 
 
 def test_draws_in_a_driven_loop_with_a_print():

@@ -393,7 +393,7 @@ def covariance(X):
 def test_np_shape_and_size_of_symbolic_sizes_are_symbolic_ints_never_symbols():
     # A size that became symbolic once reached generated code as the symbol itself (1 / s0: TypeError)
     calls = [(np.random.default_rng(n).random((n, 3)),) for n in (7, 9, 4, 12)]
-    check(covariance, np.random.default_rng(0).random((5, 3)), calls=calls)     # np.size(X): specialized
+    check(covariance, np.random.default_rng(0).random((5, 3)), calls=calls)
     r = check(lambda X: X.sum() / (np.shape(X)[0] - 1) + np.size(X, 0), np.ones((5, 2)), calls=calls)
     assert r.stats.captures == 2             # the second capture is symbolic in the first size
 
@@ -404,3 +404,26 @@ def test_a_symbol_read_as_a_python_constant_is_specialized():
     env = ShapeEnv()
     s = env.create_symbol(7, "x.shape[0]", "x")
     assert ConstVar(s).as_constant() == 7 and ConstVar((s, 3)).as_constant() == (7, 3)
+
+
+def sized(x):
+    flat = x.reshape(x.size) * 2.0
+    buf = np.zeros(x.nbytes // x.itemsize)
+    if x.size > 20:                 # a branch on the product of symbolic sizes: a relation guard
+        flat = flat + 1.0
+    return flat, buf, x.size, x.nbytes, np.size(x), x.size / 2
+
+
+def test_size_and_nbytes_of_symbolic_shapes_stay_symbolic():
+    # x.size used to be specialized (one capture per size); it is the product of x.shape's symbolic ints
+    calls = [(np.ones((n, 3)),) for n in (4, 5, 9, 0, 1, 12, 2)]
+    every, every_counter = _compiled(sized, True)
+    check(sized, np.ones((3, 3)), calls=calls, compiled=every)
+    assert every_counter.frame_count <= 4          # 0 and 1 are specialized, as in Dynamo
+    compiled, counter = _compiled(sized, True)
+    for n in (4, 5, 6):                 # x.size 12, 15, 18: one capture, its branch guarded
+        assert np.array_equal(compiled(np.ones((n, 3)))[0], sized(np.ones((n, 3)))[0])
+    assert counter.frame_count == 1
+    for n in (7, 8):                    # x.size 21, 24: the guard `size <= 20` fails, the branch flips
+        assert np.array_equal(compiled(np.ones((n, 3)))[0], sized(np.ones((n, 3)))[0])
+    assert counter.frame_count == 2

@@ -23,12 +23,9 @@ from .const import ConstVar, all_constant, fold
 if TYPE_CHECKING:
     from ..frame import Frame
 
-# Attributes that are Python values determined by the spec alone (a symbolic size/nbytes is specialized:
-# operator.index guards it; `shape` gives symbolic ints instead, see ArrayVar.dim).
-_SPEC_ATTRS = {
-    "ndim": lambda s: s.ndim, "dtype": lambda s: s.dtype, "size": lambda s: operator.index(s.size),
-    "itemsize": lambda s: s.dtype.itemsize, "nbytes": lambda s: operator.index(s.size * s.dtype.itemsize),
-}
+# Attributes that are Python values determined by the spec alone (`shape`, `size` and `nbytes` of symbolic
+# sizes are symbolic ints instead: ArrayVar.dim, ArrayVar.size).
+_SPEC_ATTRS = {"ndim": lambda s: s.ndim, "dtype": lambda s: s.dtype, "itemsize": lambda s: s.dtype.itemsize}
 # Methods whose result needs the data: a graph break, as Dynamo does for .item() and .tolist().
 _VALUE_METHODS = {"item", "tolist", "tobytes", "__bool__", "__float__", "__int__", "__index__", "nonzero"}
 _KNOWN_VALUE_METHODS = {"item", "tolist", "__bool__", "__float__", "__int__", "__index__"}   # results: numbers, lists
@@ -76,6 +73,8 @@ class ArrayVar(Var):
         if name == "shape":
             from .containers import TupleVar
             return TupleVar([self.dim(frame, i) for i in range(self.spec.ndim)])
+        if name in ("size", "nbytes"):
+            return self.size(frame, self.spec.dtype.itemsize if name == "nbytes" else 1)
         if name in _SPEC_ATTRS:
             from .containers import wrap_constant
             return wrap_constant(_SPEC_ATTRS[name](self.spec))
@@ -131,6 +130,17 @@ class ArrayVar(Var):
         node = frame.ctx.graph.call("sym_size", sym_size, (self.node, i), {}, spec=PyScalarSpec(int))
         node.meta.update(value=size.hint, sym=size, expr=size.python())
         return ScalarVar(node, size.hint, install_guard=lambda: size.env.specialize(size))
+
+    def size(self, frame: "Frame", factor: int = 1) -> Var:
+        """x.size (times `factor`: x.nbytes): a constant, or the product of the symbolic dims, computed as
+        Python multiplies the ints of x.shape, so it stays symbolic."""
+        from .operators import binary_op
+        if not any(isinstance(d, Sym) for d in self.spec.shape):
+            return ConstVar(operator.index(self.spec.size) * factor)
+        out: Var = ConstVar(factor)
+        for i in range(self.spec.ndim):
+            out = binary_op(frame, "*", out, self.dim(frame, i))
+        return out
 
     def contains(self, frame: "Frame", item: Var) -> Var:
         known = self.known(frame) if item.is_constant() else None

@@ -36,7 +36,7 @@ class LazyArrayVar(ArrayVar):
         return self.node.meta["lazy"]
 
     def getattr(self, frame: "Frame", name: str) -> Var:
-        if name in _SPEC_ATTRS or name == "T":
+        if name in _SPEC_ATTRS or name in ("T", "size", "nbytes"):
             return super().getattr(frame, name)
         if callable(getattr(self.python_type(), name, None)):
             return ArrayMethodVar(self, name)      # recorded only if the method lowers (see ctx.record)

@@ -139,3 +139,29 @@ def test_cheap_variants_get_more_trials_until_the_time_budget(clock, monkeypatch
     while pick.kept is None:
         pick(0)
     assert ran.count(PROVED) == 1 + 4                   # never more than MAX_TRIALS each
+
+
+def test_a_variant_far_slower_in_the_trials_challenges_only_in_every_rare_duel(clock, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 2)
+    ran = []
+    pick = choice.Choice(variants(clock, {PROVED: 1.0, STAGED: 1.5, CHECKED: 2.5}, ran))
+    for i in range(9):
+        pick(i)
+    assert pick.kept == PROVED and pick.far == {CHECKED}        # 2.5 >= FAR * 1.0; 1.5 is not
+    del ran[:]
+    for i in range(2 * 2 * choice.RARE):                         # 2 * RARE duels, one call in PERIOD each
+        pick(i)
+    assert ran.count(CHECKED) == 1 and ran.count(STAGED) == 2 * choice.RARE - 1
+
+
+def test_when_every_other_variant_is_far_slower_most_duels_are_skipped(clock, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 2)
+    ran = []
+    pick = choice.Choice(variants(clock, {PROVED: 1.0, CHECKED: 3.0}, ran))
+    for i in range(6):
+        pick(i)
+    del ran[:]
+    for i in range(2 * 2 * choice.RARE):
+        pick(i)
+    assert pick.kept == PROVED and ran.count(CHECKED) == 2       # the RARE-th duels only
+    assert pick(0) == (PROVED, 0)

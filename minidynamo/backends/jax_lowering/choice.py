@@ -13,7 +13,9 @@ their medians compared. Load changes, and a few trials under load can pick the s
 one, so every PERIOD calls (EARLY_PERIOD during the first EARLY_CALLS, when a choice made from a few trials
 is likeliest wrong) one other variant (in turn) runs and is timed against the kept one's next call;
 a variant whose last DUELS such ratios have a median below SWITCH is kept instead. Each duel costs at most
-one slower call in PERIOD. Speed only: every variant keeps NumPy's semantics.
+one slower call in PERIOD; a variant whose trials took FAR times the kept one's or more (the checked
+variant of a graph whose proved one computes sin by polynomials: 28 ms against 11) is the challenger only
+in every RARE-th duel. Speed only: every variant keeps NumPy's semantics.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ PERIOD = 64     # once settled, one call in PERIOD is a duel's (0: never) ...
 EARLY_CALLS, EARLY_PERIOD = 1024, 16    # ... one in EARLY_PERIOD for the first EARLY_CALLS calls
 DUELS = 5       # ratios a challenger needs before it can replace the kept variant
 SWITCH = 0.95   # challenger time / kept time (median of its last DUELS) below which the challenger is kept
+FAR, RARE = 2.0, 8      # a variant FAR times slower in the trials challenges in one duel in RARE
 
 
 class Magnitudes(Enum):
@@ -57,6 +60,8 @@ class Choice:
         self.times: dict[Variant, list[float]] = {v: [] for v in self.order}
         self.ratios: dict[Variant, list[float]] = {v: [] for v in self.order}
         self.calls = 0
+        self.duels = 0
+        self.far: set[Variant] = set()      # variants whose trials took FAR times the kept one's or more
         self.challenger: tuple[Variant, float] | None = None     # a duel's first half: (variant, its time)
 
     def settle(self, variant: Variant) -> None:
@@ -83,14 +88,24 @@ class Choice:
         self.times[use].append(took)
         done = min(len(t) for t in self.times.values()) - 1        # timed calls after each one's first
         if done >= TRIALS and (done >= MAX_TRIALS or sum(sum(t[1:]) for t in self.times.values()) >= TRIAL_SECONDS):
-            self.settle(min(self.order, key=lambda v: statistics.median(self.times[v][1:])))
+            medians = {v: statistics.median(self.times[v][1:]) for v in self.order}
+            best = min(self.order, key=medians.__getitem__)
+            self.far = {v for v in self.order if medians[v] >= FAR * medians[best]}
+            self.settle(best)
         return got
 
     def _duel(self, inputs: tuple) -> Any:
         kept = self.kept
         if self.challenger is None:         # the challenger's call: the next variant after the kept one
             others = self.order[self.order.index(kept) + 1:] + self.order[:self.order.index(kept)]
-            other = others[(self.calls // self._period()) % len(others)]
+            self.duels += 1
+            near = [v for v in others if v not in self.far]
+            if self.duels % RARE == 0:      # now and then any variant, in turn
+                other = others[(self.duels // RARE) % len(others)]
+            elif near:
+                other = near[self.duels % len(near)]
+            else:                           # every other variant is far slower: no duel this time
+                return self.variants[kept](inputs)
             got, took = self._timed(other, inputs)
             self.challenger = (other, took)
             return got

@@ -137,10 +137,10 @@ class ArrayVar(Var):
         from .operators import binary_op
         if not any(isinstance(d, Sym) for d in self.spec.shape):
             return ConstVar(operator.index(self.spec.size) * factor)
-        out: Var = ConstVar(factor)
-        for i in range(self.spec.ndim):
+        out = self.dim(frame, 0)
+        for i in range(1, self.spec.ndim):
             out = binary_op(frame, "*", out, self.dim(frame, i))
-        return out
+        return binary_op(frame, "*", out, ConstVar(factor)) if factor != 1 else out
 
     def contains(self, frame: "Frame", item: Var) -> Var:
         known = self.known(frame) if item.is_constant() else None

@@ -114,3 +114,71 @@ def test_strings_reaching_a_resume_function_are_not_guarded_by_value():
     cfn = md.compile(logger, backend=counter, options={"suppress_errors": False})
     check(logger, np.full(3, 40.0), 12, compiled=cfn, calls=[(np.full(3, 80.0), 12)])
     assert not any("msg" in str(g) for g in cfn._minidynamo.records[0].entry.guards)
+
+
+def test_str_format_is_the_f_string_it_spells():
+    def logged(x, n):
+        y = (x * 2.0).sum()
+        print("epoch {}: loss {:.4f} of {} ({!r})".format(n, y, len(x), y))
+        print("{0}/{1} {0:>6} {name:+.2e} {{braces}}".format(y, x.max(), name=x.min()))
+        return y + 1
+    res = check(logged, RNG.standard_normal(5), 3, calls=[(np.arange(4.0), 7)])
+    assert res.reasons and all("print" in r.message for r in res.reasons)     # the prints, nothing else
+
+
+def test_str_format_of_a_graph_value_returned_is_one_graph():
+    def describe(x):
+        y = x - 1
+        return y, "min {:.3f} max {!s} mean {m:g}".format(y.min(), y.max(), m=y.mean())
+    res = check(describe, RNG.standard_normal(4), calls=[(np.arange(3.0),)])
+    assert res.reasons == []
+
+
+@pytest.mark.parametrize("template", ["{} {1}", "{2}", "{missing}", "{0.shape}", "{0[0]}", "{:{w}}", "{!x}", "{",
+                                      "{:d}", "{:c}"])
+def test_str_format_templates_that_fail_or_need_values_break_and_raise_as_eager(template):
+    def fmt(x, t):
+        y = x * 3.0
+        try:
+            return t.format(y.sum(), y, w=5)
+        except (ValueError, IndexError, KeyError, AttributeError, TypeError) as e:
+            return y, type(e).__name__, str(e)
+    check(fmt, RNG.standard_normal(3), template, calls=[(np.arange(2.0), template)])
+
+
+def test_str_format_text_is_of_the_values_when_formatted():
+    def later(x):
+        s = "before {}".format(x)
+        x[0] = 99.0
+        return s, "after {}".format(x)
+    check(later, np.arange(3.0))
+
+
+def test_percent_formatting_is_made_in_the_entry():
+    def logged(x, n):
+        y = (x * 2.0).sum()
+        print("step %d: loss %.4f (%s) %-8.3e|%+g %%" % (n, y, y, x.max(), x.min()))
+        print("mean %r" % x.mean())
+        return y, "%5.1f%%" % (100 * y / (1 + abs(y)))
+    res = check(logged, RNG.standard_normal(5), 3, calls=[(np.arange(4.0), 7)])
+    assert res.reasons and all("print" in r.message for r in res.reasons)     # the prints, nothing else
+
+
+@pytest.mark.parametrize("template", ["%d", "%x", "%c", "%s %s", "%(k)s", "%*d", "%", "%y", "%.2f"])
+def test_percent_formatting_that_may_fail_by_value_breaks_and_raises_as_eager(template):
+    def fmt(x, t, scale):
+        y = x * scale
+        try:
+            return t % y.max(), t % (y.min(),)
+        except (ValueError, TypeError, OverflowError, KeyError) as e:
+            return y, type(e).__name__, str(e)
+    for scale in (1.0, np.nan, np.inf):
+        check(fmt, RNG.standard_normal(3), template, scale)
+
+
+def test_percent_formatting_of_arrays_shows_the_values_when_formatted():
+    def later(x):
+        s = "before %s" % x
+        x[0] = 99.0
+        return s, "after %s and %r" % (x, x.sum())
+    check(later, np.arange(3.0))

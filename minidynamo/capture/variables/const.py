@@ -156,6 +156,9 @@ class BoundConstMethodVar(Var):
         allowed = _PURE_METHODS.get(type(value), set())
         if isinstance(value, (np.dtype, np.generic)):
             allowed = {"item", "astype", "__index__"} if isinstance(value, np.generic) else set()
+        if type(value) is str and self.name == "format" and not all_constant(args, kwargs):
+            from .strings import format_method
+            return format_method(frame, value, args, kwargs)
         if self.name not in allowed or not all_constant(args, kwargs):
             raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
         fn = getattr(value, self.name)

@@ -40,6 +40,10 @@ def _is_array(v: Var) -> bool:
 def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
     """`a <sym> b` as Python evaluates it; `sym` is "+", "+=", "<", ... (reflected forms need no entry:
     the arguments keep Python's order)."""
+    if sym in ("%", "%=") and isinstance(a, ConstVar) and type(a.value) is str and not b.is_constant():
+        from .containers import TupleVar
+        from .strings import percent_format
+        return percent_format(frame, a.value, list(b.items) if isinstance(b, TupleVar) else [b])
     if _is_array(a) or _is_array(b):
         if sym.endswith("=") and sym not in ("==", "<=", ">=", "!=") and not (_is_array(a) and not a.spec.scalar):
             sym = sym[:-1]   # in place on an immutable left operand (scalar, Python number) just rebinds

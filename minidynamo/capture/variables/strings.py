@@ -1,5 +1,5 @@
-"""Strings made from values capture does not know: `f"{loss:.4f}"`, `format(x.sum(), ".3f")`, and the
-f-strings built from them. Imports variables.base/const/array/scalar.
+"""Strings made from values capture does not know: `f"{loss:.4f}"`, `format(x.sum(), ".3f")`, the
+f-strings built from them, and the same through `"{:.4f}".format(loss)` and `"%.4f" % loss`. Imports variables.base/const/array/scalar.
 
 Formatting an array needs its values, but nothing in the graph needs the string: a FormattedVar stands for
 it and is computed in the compiled entry, right after the graph (`format(___o[0], '.4f')`), when something
@@ -12,6 +12,8 @@ that needs the text itself (comparing it, len(), a dict key) is a data-dependent
 
 from __future__ import annotations
 
+import re
+import string
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,7 +40,7 @@ def _samples(var: Var) -> list[Any] | None:
         return [np.zeros((1,) * spec.ndim, spec.dtype)]      # any shape: str() always works, a spec never
     if isinstance(var, ScalarVar) and type(var.value) in (int, float, bool):
         return [type(var.value)(0)]
-    if isinstance(var, (FormattedVar, JoinedStrVar)):
+    if isinstance(var, _TextVar):
         return [""]
     return None
 
@@ -76,6 +78,92 @@ def format_value(frame: "Frame", value: Var, conversion: str | None, spec: Var) 
     return FormattedVar(value, conversion, spec_text)
 
 
+_METHOD_CONVERSIONS = {None: None, "s": "str", "r": "repr", "a": "ascii"}
+
+
+def format_method(frame: "Frame", template: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    """`template.format(*args, **kwargs)` with values only the graph knows: str.format formats each field as
+    an f-string does (`format(conversion(value), spec)`), so it is that f-string's pieces. Fields that index
+    or read attributes (`{0.shape}`), nested specs (`{:{w}}`) and templates str.format rejects break, and
+    plain Python runs (and raises) them."""
+    def field_value(name: str) -> Var:
+        nonlocal auto
+        if name == "" or name.isdigit():
+            numbered = name == ""
+            if auto is not None and auto != numbered:
+                raise unsupported(BreakCategory.EXCEPTION, f"{template!r}.format mixes automatic and manual "
+                                  "field numbering")
+            auto = numbered
+            index = len(used) if numbered else int(name)
+            used.append(index)
+            if index >= len(args):
+                raise unsupported(BreakCategory.EXCEPTION, f"{template!r}.format has no argument {index}")
+            return args[index]
+        if name.isidentifier() and name in kwargs:
+            return kwargs[name]
+        raise unsupported(BreakCategory.UNSUPPORTED, f"field {{{name}}} of {template!r}.format")
+
+    auto: bool | None = None            # fields numbered automatically ({}) or by hand ({0}), never both
+    used: list[int] = []
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as e:
+        raise unsupported(BreakCategory.EXCEPTION, f"{template!r}.format: {e}") from None
+    pieces: list[Var] = []
+    for literal, name, spec, conversion in parsed:
+        if literal:
+            pieces.append(ConstVar(literal))
+        if name is None:
+            continue
+        if "{" in spec or conversion not in _METHOD_CONVERSIONS:
+            raise unsupported(BreakCategory.UNSUPPORTED, f"field {{{name}}} of {template!r}.format")
+        pieces.append(format_value(frame, field_value(name), _METHOD_CONVERSIONS[conversion], ConstVar(spec)))
+    return join_strings(pieces)
+
+
+# One printf-style conversion: %[(key)][flags][width][.precision][length]type (a stray % matches nothing).
+_PERCENT = re.compile(r"%(\([^)]*\))?[-+ #0]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?(.)", re.S)
+_FLOAT_TYPES, _INT_TYPES = set("eEfFgG"), set("diouxX")
+
+
+def percent_format(frame: "Frame", template: str, values: list[Var]) -> Var:
+    """`template % values` (values: the items of the tuple on the right, or the one value there), made in
+    plain Python when needed, as an f-string's text is. Deferred only when it cannot raise or warn whatever
+    the values: constants; %s/%r/%a of anything format_value defers; float types of 0-d real arrays and
+    Python floats; integer types of 0-d integer arrays and Python ints. Keys, `*` widths, %c and the rest
+    break."""
+    types_: list[str] = []
+    for m in _PERCENT.finditer(template):
+        key, width, precision, kind = m.groups()
+        if kind == "%" and m.group(0) == "%%":
+            continue
+        if key is not None or "*" in (width, precision) or kind not in "rsa" and kind not in _FLOAT_TYPES | _INT_TYPES:
+            raise unsupported(BreakCategory.UNSUPPORTED, f"conversion {m.group(0)!r} of {template!r} % ...")
+        types_.append(kind)
+    if template.count("%") != 2 * template.count("%%") + len(types_) or len(types_) != len(values):
+        raise unsupported(BreakCategory.EXCEPTION, f"{template!r} % {len(values)} value(s) raises")
+    for kind, value in zip(types_, values):
+        if kind in "rsa" or isinstance(value, ConstVar):    # (a constant fails now or never)
+            continue
+        if isinstance(value, ArrayVar):
+            dtype = value.spec.dtype
+            fits = value.spec.ndim == 0 and (dtype.kind in "fiub" if kind in _FLOAT_TYPES else dtype.kind in "iu")
+        else:
+            fits = isinstance(value, ScalarVar) and type(value.value) is (float if kind in _FLOAT_TYPES else int)
+        if not fits:
+            raise unsupported(BreakCategory.DATA_DEPENDENT, f"%{kind} of {value.describe()} may fail by value")
+    samples = [[v.as_constant()] if isinstance(v, ConstVar) else _samples(v) for v in values]
+    if any(s is None for s in samples):
+        raise unsupported(BreakCategory.DATA_DEPENDENT, f"{template!r} % ... needs the values")
+    try:
+        template % tuple(s[0] for s in samples)
+    except Exception:       # eager raises this too: break, and let plain Python raise it at the right moment
+        raise unsupported(BreakCategory.DATA_DEPENDENT, f"{template!r} % ... raises") from None
+    values = [v.getattr(frame, "copy").call(frame, [], {}) if isinstance(v, ArrayVar) and not v.spec.scalar
+              else v for v in values]      # the text is of the values now (later in-place writes do not show)
+    return PercentVar(template, values)
+
+
 def join_strings(pieces: list[Var]) -> Var:
     """BUILD_STRING: fold constant pieces; otherwise a JoinedStrVar built in plain Python when needed.
     Pieces read from a source (a resume function's argument) are not guarded until the text is used."""
@@ -103,6 +191,12 @@ class _TextVar(Var):
     def length(self, frame: "Frame") -> Any:
         raise unsupported(BreakCategory.DATA_DEPENDENT, f"len() of {self.describe()} needs its text")
 
+    def is_constant(self) -> bool:
+        return False
+
+    def as_constant(self) -> Any:
+        raise unsupported(BreakCategory.DATA_DEPENDENT, f"{self.describe()} needs the values")
+
 
 class FormattedVar(_TextVar):
     """`format(conversion(value), spec)` of an array or number, computed when the entry needs it."""
@@ -112,12 +206,6 @@ class FormattedVar(_TextVar):
 
     def describe(self) -> str:
         return f"the text of {self.value.describe()}"
-
-    def is_constant(self) -> bool:
-        return False
-
-    def as_constant(self) -> Any:
-        raise unsupported(BreakCategory.DATA_DEPENDENT, f"{self.describe()} needs the values")
 
     def reconstruct(self, out: Any) -> str:
         inner = out.value(self.value)
@@ -145,3 +233,16 @@ class JoinedStrVar(_TextVar):
 
     def reconstruct(self, out: Any) -> str:
         return f"''.join(({''.join(out.value(p) + ', ' for p in self.pieces)}))"
+
+
+class PercentVar(_TextVar):
+    """`template % (values...)` of arrays or numbers, computed when the entry needs it."""
+
+    def __init__(self, template: str, values: list[Var]) -> None:
+        self.template, self.values = template, values
+
+    def describe(self) -> str:
+        return f"the text of {self.template!r} % ..."
+
+    def reconstruct(self, out: Any) -> str:
+        return f"({out.constant(self.template)} % ({''.join(out.value(v) + ', ' for v in self.values)}))"

@@ -152,6 +152,12 @@ class ListVar(SequenceVar):
             self._mutate(frame); self.items.reverse(); return ConstVar(None)
         if name == "copy" and not args:
             return ListVar(list(self.items))
+        if name == "sort" and not args and set(kwargs) <= {"reverse"}:
+            # No key: no code runs while CPython sorts (it shows the list empty then), so this is sorted()'s
+            # order of the same items, stable, decided on capture-time constants or a break.
+            from .stdlib import sorted_list
+            order = sorted_list(frame, self, kwargs)
+            self._mutate(frame); self.items[:] = order.items; return ConstVar(None)
         return super().call_method(frame, name, args, kwargs)
 
     def setitem(self, frame: "Frame", key: Var, value: Var) -> None:

@@ -95,7 +95,12 @@ def _keys(frame: "Frame", items: list[Var], key: Var | None) -> list[Var]:
 def _sorted(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     if len(args) != 1 or set(kwargs) - {"key", "reverse"}:
         raise unsupported(BreakCategory.EXCEPTION, "sorted() takes one iterable and key=/reverse= keywords")
-    items = _items(frame, args[0])
+    return sorted_list(frame, args[0], kwargs)
+
+
+def sorted_list(frame: "Frame", iterable: Var, kwargs: dict[str, Var]) -> Var:
+    """sorted(iterable, **kwargs) (key=, reverse=) as a ListVar of the same item Vars, in Python's order."""
+    items = _items(frame, iterable)
     keys = _keys(frame, items, kwargs.get("key"))
     if not all(k.is_constant() for k in keys):
         raise unsupported(BreakCategory.DATA_DEPENDENT, "sorted() compares values that are not capture-time constants")

@@ -32,3 +32,30 @@ def test_repeating_a_tuple_past_the_step_budget_is_left_to_python():
     with md.config.patch(max_instructions=1000):
         res = check(f, np.ones(2), 5000, calls=[(np.ones(2), 3)])
     assert any("too many items" in r.message for r in res.reasons)
+
+
+def test_list_sort_without_a_key_is_sorteds_order_in_place():
+    import numpy as np
+
+    def local(x):
+        order = [3, 1, 2, 1]
+        order.sort()
+        names = ["b", "a", "c"]
+        names.sort(reverse=True)
+        return x[order], names
+
+    def callers_list(x, lst):
+        lst.sort()                  # the caller sees its list sorted, as eagerly
+        return x * lst[0], lst
+
+    def mixed(x, lst):
+        try:
+            lst.sort()              # TypeError comparing str and int, raised where eager raises it
+        except TypeError as e:
+            return x, str(e), lst
+        return x + 1, lst
+
+    res = check(local, np.arange(5.0))
+    assert res.reasons == []
+    check(callers_list, np.ones(2), [2.5, -1.0, 0.5], calls=[(np.zeros(2), [1, 0])])
+    check(mixed, np.ones(2), [1, "a"], calls=[(np.ones(2), [2, 1])])

@@ -40,6 +40,12 @@ def fstring(gen, env: dict) -> list[str]:
     spec = r.choice(("", ":.4f", ":>12", ":+.2e", "!r", "!s", ":d", ":.1%"))
     value = r.choice((s, a, f"{a}[0]", gen.number(env)))
     line = f"print(f\"n={{n}} v={{{value}{spec}}} shape={{{a}.shape}}\")"
+    style = r.random()
+    if style < 0.2:          # the same text through str.format and through printf-style %
+        line = f"print(\"n={{}} v={{{spec}}} shape={{}}\".format(n, {value}, {a}.shape))"
+    elif style < 0.4:
+        conv = r.choice(("%s", "%r", "%.4f", "%d", "%+.2e", "%5.1f%%", "%x", "%g"))
+        line = f"print(\"n=%s v={conv} shape=%s\" % (n, {value}, {a}.shape))"
     if r.random() < 0.3:
         name = gen.fresh("msg")
         return [f"{name} = f\"{{{value}{spec}}}|\" + str({a}.ndim)", f"lst.append({name})"]

@@ -16,6 +16,7 @@ import types
 from typing import Any
 
 from .signatures import code_signature
+from .capture.builtin_scope import function_with_builtins
 
 RESERVED_PREFIX = "___"
 # The stack parameters of a resume function (stitch/resume.py; marked `__minidynamo_resume__`) are generated
@@ -45,7 +46,8 @@ def with_parameters_renamed(fn: types.FunctionType, renames: dict[str, str]) -> 
     code = fn.__code__
     rename = lambda names: tuple(renames.get(n, n) for n in names)  # noqa: E731
     new_code = code.replace(co_varnames=rename(code.co_varnames), co_cellvars=rename(code.co_cellvars))
-    copy = types.FunctionType(new_code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy = function_with_builtins(new_code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__,
+                                  fn.__builtins__)
     copy.__kwdefaults__ = {renames.get(k, k): v for k, v in (fn.__kwdefaults__ or {}).items()} or None
     copy.__qualname__, copy.__module__, copy.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
     copy.__dict__.update(fn.__dict__)

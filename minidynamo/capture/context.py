@@ -196,13 +196,6 @@ class CaptureContext:
         self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
         return self._dedupe_mutable(value, source, lambda: UserObjectVar(value, source))
 
-    def wrap_builtin(self, name: str, value: Any, globals_key: str) -> Var:
-        """A builtin read through LOAD_GLOBAL: guarded by the global of that name staying absent."""
-        self.guard([G.Guard(f"{globals_key}.get({name!r})", G.GuardKind.IS_NONE, None, f"global {name} (unset)")])
-        if value in BUILTINS or value is print or isinstance(value, type):
-            return BuiltinVar(value) if not (isinstance(value, type) and value not in BUILTINS) else ConstVar(value)
-        return OpaqueVar(value, NamespaceSource(self.bind(value), f"builtin {name}"))
-
     def wrap_default(self, value: Any) -> Var:
         """A default argument value of an inlined function (fixed by the function's identity guard)."""
         if type(value) in _CONSTANT_TYPES:

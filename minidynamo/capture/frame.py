@@ -10,6 +10,7 @@ import types
 from typing import Any
 
 from .breaks import BreakCategory
+from .builtin_scope import BuiltinScope, builtin_var
 from .instructions import Instructions, decode
 from .sources import CellSource, GlobalSource
 from .variables.base import Var, unsupported
@@ -21,7 +22,7 @@ class Frame:
     """One activation. `locals` maps names to Vars; `cells` maps cell/free variable names to CellBoxes."""
 
     def __init__(self, ctx: Any, code: types.CodeType, locals_: dict[str, Var], closure: list[CellBox],
-                 globals_: dict, qualname: str, parent: "Frame | None" = None) -> None:
+                 globals_: dict, qualname: str, builtins_: BuiltinScope, parent: "Frame | None" = None) -> None:
         self.ctx = ctx
         self.code = code
         self.ins: Instructions = decode(code)
@@ -29,8 +30,14 @@ class Frame:
         self.locals: dict[str, Var] = dict(locals_)
         self.cells: dict[str, CellBox] = {name: CellBox() for name in code.co_cellvars}
         self.cells.update(zip(code.co_freevars, closure))
+        if type(globals_) is dict and "__builtins__" not in globals_:
+            # C code that imports (PyImport_Import, behind ndarray.sum and other methods written in Python)
+            # reads the running frame's globals['__builtins__']: eager raises KeyError, a graph would not
+            raise unsupported(BreakCategory.UNSUPPORTED, "the function's globals have no `__builtins__` "
+                                                         "(NumPy methods raise KeyError there)")
         self.globals = globals_
         self.globals_key = ctx.bind(globals_, "G")
+        self.builtins = builtins_            # the function's own __builtins__ (builtin_scope.py)
         self.qualname = qualname
         self.parent = parent
         self.depth = 0 if parent is None else parent.depth + 1
@@ -83,13 +90,22 @@ class Frame:
         written = self.ctx.side_effects.load_global(self.globals_key, name)
         if written is not None:
             return written
+        if type(self.globals) is not dict:   # CPython looks names up with __getitem__ then: not modelled
+            raise unsupported(BreakCategory.UNSUPPORTED, "the function's globals are not a plain dict")
         if name in self.globals:
             return self.ctx.wrap(self.globals[name], GlobalSource(self.globals_key, name))
-        builtins_ns = self.globals.get("__builtins__", __builtins__)
-        builtins_ns = builtins_ns.__dict__ if isinstance(builtins_ns, types.ModuleType) else builtins_ns
+        builtins_ns = self.builtins.namespace(self.ctx)
         if name in builtins_ns:
-            return self.ctx.wrap_builtin(name, builtins_ns[name], self.globals_key)
+            return builtin_var(self.ctx, name, builtins_ns[name], self.globals_key, self.ctx.bind(builtins_ns, "B"))
         raise unsupported(BreakCategory.EXCEPTION, f"name {name!r} is not defined (NameError)")
+
+    def new_function_builtins(self) -> BuiltinScope:
+        """The builtins of a function MAKE_FUNCTION makes in this frame (the maker's own guards are
+        installed: a rebuilt function may take them at run time)."""
+        if self.ctx.side_effects.load_global(self.globals_key, "__builtins__") is not None:
+            raise unsupported(BreakCategory.UNSUPPORTED, "a function made after `__builtins__` was assigned")
+        self.builtins.install(self.ctx)
+        return BuiltinScope.of_new_function(self.ctx, self.globals_key, self.globals, self.builtins)
 
     def load_cell(self, name: str) -> Var:
         box = self.cells[name]
@@ -112,14 +128,14 @@ class Frame:
 
     # ---- calls --------------------------------------------------------------------------------------
     def inline(self, code: types.CodeType, args: dict[str, Var], closure: list[CellBox], globals_: dict,
-               qualname: str) -> Var:
+               qualname: str, builtins_: BuiltinScope) -> Var:
         """Run a callee symbolically in a child frame and return its result."""
         from . import interpreter
         if self.depth + 1 > self.ctx.inline_limit:
             raise unsupported(BreakCategory.INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
         if code.co_flags & (0x80 | 0x100 | 0x200):   # coroutine, iterable coroutine, async generator
             raise unsupported(BreakCategory.UNSUPPORTED, f"{qualname} is a coroutine")
-        child = Frame(self.ctx, code, args, closure, globals_, qualname, parent=self)
+        child = Frame(self.ctx, code, args, closure, globals_, qualname, builtins_, parent=self)
         if code.co_flags & 0x20:                      # a generator (genexpr): run it now, collect its items
             return self._run_generator(child)
         return interpreter.run_frame(child)

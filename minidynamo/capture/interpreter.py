@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .. import guards as G
 from ..errors import GraphBreak
+from .builtin_scope import BuiltinScope
 from .branches import ARM_OPCODES, ARM_STEP_BUDGET
 from .breaks import BreakCategory, BreakReason
 from .dynamic_shapes import STATIC, ShapePolicy
@@ -150,7 +151,7 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
         raise
     closure = [ctx.cell_box(c) for c in (fn.__closure__ or ())]
     try:
-        frame = Frame(ctx, fn.__code__, locals_, closure, fn.__globals__, fn.__qualname__)
+        frame = Frame(ctx, fn.__code__, locals_, closure, fn.__globals__, fn.__qualname__, BuiltinScope(fn.__builtins__))
         frame.cells.update((p, ctx.cell_box(bound.arguments[p], key=p)) for p in passed_cells)
         frame.stop_at, frame.entry, frame.drives = stop_at, entry, frozenset(drives)
         result = run_frame(frame)

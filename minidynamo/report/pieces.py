@@ -27,7 +27,8 @@ class PieceKind(enum.Enum):
 
 _RESUME_NAME = re.compile(r"_at_L(\d+)_i(\d+)$")
 _STACK = re.compile(r"\b___stack(\d+)\b")
-_GLOBAL_GET = re.compile(r"^___\w*?G\d*\.get\((['\"])(\w+)\1\)$")
+# `G.get('n')` (a global that must stay unset), `G.get('n', B.get('n'))` (a builtin, as LOAD_GLOBAL finds it)
+_GLOBAL_GET = re.compile(r"^___\w*?G\d*\.get\((['\"])(\w+)\1(?:, ___\w*?B\d*\.get\(\1\2\1\))?\)$")
 
 
 def category_name(category: Any) -> str:
@@ -208,9 +209,11 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
         return _stack_words(expr, kinds, name, piece, f"___stack{stack.group(1)}")
     m = _GLOBAL_GET.match(expr)
     if m and GuardKind.IS_NONE in kinds:
+        return f"no global `{m.group(2)}` is defined"
+    if m and GuardKind.ID in kinds:
         n = m.group(2)
-        return f"`{n}` is the builtin (no global shadows it)" if hasattr(builtins, n) \
-            else f"no global `{n}` is defined"
+        return f"`{n}` is the builtin (no global shadows it)" if kinds[GuardKind.ID] is getattr(builtins, n, None) \
+            else f"`{n}` is {short_repr(kinds[GuardKind.ID])} (no global shadows it)"
     if name.startswith("global "):
         name = f"global `{name[7:]}`"
     else:

@@ -16,6 +16,7 @@ from bytecode import Instr, Label
 
 from .. import emit, pyversion
 from ..capture.instructions import decode
+from ..capture.builtin_scope import function_with_builtins
 from ..errors import CannotResume
 
 _HEAD_OPS = {"COPY_FREE_VARS", "MAKE_CELL", "RESUME", "NOP"}
@@ -160,4 +161,5 @@ def resume_function(fn: types.FunctionType, index: int, stack: Sequence[bool], l
     name = f"__{'raise' if raises else 'resume'}_{fn.__code__.co_name}_at_L{line}_i{index}"
     code = resume_code(fn.__code__, index, stack, local_names, name, raises)
     shift = len(decode(code).instrs) - len(decode(fn.__code__).instrs)
-    return types.FunctionType(code, fn.__globals__, name, None, fn.__closure__), shift
+    # fn's own builtins, not those its globals would give a new function (partial.check_resumable)
+    return function_with_builtins(code, fn.__globals__, name, None, fn.__closure__, fn.__builtins__), shift

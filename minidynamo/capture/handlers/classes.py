@@ -35,7 +35,7 @@ def load_build_class(frame: Frame, inst: Instr) -> None:
 
 @plain_form("LOAD_BUILD_CLASS")
 def load_build_class_plain(frame: Frame, inst: Instr, em) -> Plain:
-    return result(0, f"{em.constant(_build_class_of)}({em.constant(builtins_dict(frame))})")
+    return result(0, f"{em.constant(_build_class_of)}({em.constant(frame.builtins.ns)})")
 
 
 def _build_class_of(builtins_ns: dict):

@@ -32,7 +32,7 @@ def _apply(fn: NestedFunctionVar, flag: int, value) -> None:
 def make_function_3_11(frame: Frame, inst: Instr) -> None:
     # ([defaults], [kwdefaults], [annotations], [closure], code -- function)
     code = frame.pop().as_constant()
-    fn = NestedFunctionVar(code, frame.globals, code.co_qualname)
+    fn = NestedFunctionVar(code, frame.globals, code.co_qualname, frame.new_function_builtins())
     for flag in (_CLOSURE, _ANNOTATIONS, _KWDEFAULTS, _DEFAULTS):
         if inst.arg & flag:
             _apply(fn, flag, frame.pop())
@@ -44,7 +44,7 @@ def make_function_3_11(frame: Frame, inst: Instr) -> None:
 def make_function(frame: Frame, inst: Instr) -> None:
     # (code -- function)
     code = frame.pop().as_constant()
-    frame.push(NestedFunctionVar(code, frame.globals, code.co_qualname))
+    frame.push(NestedFunctionVar(code, frame.globals, code.co_qualname, frame.new_function_builtins()))
 
 
 # https://docs.python.org/3.13/library/dis.html#opcode-SET_FUNCTION_ATTRIBUTE

@@ -27,9 +27,9 @@ _BUILTIN_IMPORT = builtins.__dict__["__import__"]
 
 
 def builtins_dict(frame: Frame) -> dict:
-    """The builtins namespace the frame's code looks names up in (IMPORT_NAME, LOAD_BUILD_CLASS)."""
-    ns = frame.globals.get("__builtins__", builtins)
-    return ns.__dict__ if isinstance(ns, types.ModuleType) else ns
+    """The builtins namespace the frame's code looks names up in (IMPORT_NAME, LOAD_BUILD_CLASS): the
+    function's own `__builtins__` (capture/builtin_scope.py), guarded where it is not fixed."""
+    return frame.builtins.namespace(frame.ctx)
 
 
 def _absolute_name(frame: Frame, name: str, level: int) -> str:
@@ -87,7 +87,7 @@ def import_name(frame: Frame, inst: Instr) -> None:
 def import_name_plain(frame: Frame, inst: Instr, em) -> Plain:
     # What CPython does for a function frame: the frame's builtins' __import__ with its globals, no locals.
     level, fromlist = em.value(frame.stack[-2]), em.value(frame.stack[-1])
-    call = f"{em.constant(builtins_dict(frame))}['__import__']({inst.arg!r}, {frame.globals_key}, None, " \
+    call = f"{em.constant(frame.builtins.ns)}['__import__']({inst.arg!r}, {frame.globals_key}, None, " \
            f"{fromlist}, {level})"
     return Plain(2, ["___r"], [f"___r = {call}"])
 

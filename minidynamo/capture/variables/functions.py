@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .base import Var, unsupported
 from .const import ConstVar
 from ..breaks import BreakCategory
+from ..builtin_scope import BuiltinScope, function_with_builtins, made_in
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -116,7 +117,8 @@ class UserFunctionVar(Var):
                                lambda p: fs.default_var(ctx, fn, src, sig, p, self.identity_guarded()))
         cells = [ctx.cell_box(c) for c in (fn.__closure__ or ())] if self.identity_guarded() else \
             fs.closure_boxes(ctx, fn, src)
-        return frame.inline(fn.__code__, bound, cells, fn.__globals__, fn.__qualname__)
+        scope = BuiltinScope.of_function(ctx, fn, src, self.identity_guarded())
+        return frame.inline(fn.__code__, bound, cells, fn.__globals__, fn.__qualname__, scope)
 
     def getattr(self, frame: "Frame", name: str) -> Var:
         if name in ("__name__", "__qualname__", "__module__", "__doc__"):
@@ -149,9 +151,10 @@ class UserFunctionVar(Var):
 class NestedFunctionVar(Var):
     """A function created during capture by MAKE_FUNCTION (lambda, closure, 3.11 comprehension body)."""
 
-    def __init__(self, code: types.CodeType, globals_: dict, qualname: str, defaults: tuple[Var, ...] = (),
-                 kwdefaults: dict[str, Var] | None = None, closure: tuple[CellBox, ...] = ()) -> None:
-        self.code, self.globals, self.qualname = code, globals_, qualname
+    def __init__(self, code: types.CodeType, globals_: dict, qualname: str, builtins_: BuiltinScope,
+                 defaults: tuple[Var, ...] = (), kwdefaults: dict[str, Var] | None = None,
+                 closure: tuple[CellBox, ...] = ()) -> None:
+        self.code, self.globals, self.qualname, self.builtins = code, globals_, qualname, builtins_
         self.defaults, self.kwdefaults, self.closure = defaults, kwdefaults or {}, closure
         self.annotations = False     # MAKE_FUNCTION was given annotations (not kept: no reconstruction)
 
@@ -168,7 +171,7 @@ class NestedFunctionVar(Var):
         kwdefaults = ", ".join(f"{k!r}: {out.value(v)}" for k, v in self.kwdefaults.items())
         cells = "".join(out.cell(box) + ", " for box in self.closure)
         return (f"{out.constant(make_function)}({out.constant(self.code)}, {out.constant(self.globals)}, "
-                f"{self.qualname!r}, ({defaults}), {{{kwdefaults}}}, ({cells}))")
+                f"{self.qualname!r}, ({defaults}), {{{kwdefaults}}}, ({cells}), {out.constant(self.builtins.maker)})")
 
     def python_type(self) -> type:
         return types.FunctionType
@@ -199,13 +202,15 @@ class NestedFunctionVar(Var):
                 values[k] = v
         # inspect names the implicit `.0` parameter of a 3.11 comprehension `implicit0`; the code reads `.0`.
         values = {_code_name(self.code, k): v for k, v in values.items()}
-        return frame.inline(self.code, values, list(self.closure), self.globals, self.qualname)
+        return frame.inline(self.code, values, list(self.closure), self.globals, self.qualname, self.builtins)
 
 
 def make_function(code: types.CodeType, globals_: dict, qualname: str, defaults: tuple, kwdefaults: dict,
-                  closure: tuple) -> types.FunctionType:
-    """What MAKE_FUNCTION builds, from the parts capture recorded (the compiled entry calls this)."""
-    fn = types.FunctionType(code, globals_, code.co_name, defaults or None, closure or None)
+                  closure: tuple, maker_builtins: Any) -> types.FunctionType:
+    """What MAKE_FUNCTION builds in a frame whose builtins are `maker_builtins`, from the parts capture
+    recorded (the compiled entry calls this): its builtins are decided now, as MAKE_FUNCTION decides them."""
+    fn = function_with_builtins(code, globals_, code.co_name, defaults or None, closure or None,
+                                made_in(globals_, maker_builtins))
     fn.__qualname__ = qualname
     if kwdefaults:
         fn.__kwdefaults__ = kwdefaults

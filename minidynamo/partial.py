@@ -204,9 +204,6 @@ def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_
         raise CannotResume("a loop header the frame cannot hand to a driver")
     wrap = "{}"
     for level, start in enumerate(new):
-        if kids.ins.in_try[start] and kids.ins.instrs[start].name == "FOR_ITER" and not pyversion.CAN_RAISE_IN_PLACE:
-            raise CannotResume("a for-loop inside a try block on Python 3.11: its driver's next() would raise "
-                               "outside it (re-raising in place crashed CPython 3.11; see pyversion.CAN_RAISE_IN_PLACE)")
         wrap = f"{ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')}({wrap})"
     if at_header:                  # a real iterator, or too many iterations: the loop's driver takes over
         state = loop_state_expr(ctx, k, list(names), parts.local_exprs, parts.stack_exprs, parts.layout)
@@ -233,9 +230,6 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
     loop = kids.ins.innermost_loop(k)
     at_header = reason.category == BreakCategory.LOOP and loop is not None and loop[0] == k
     in_try = kids.ins.in_try[k]
-    if in_try and not pyversion.CAN_RAISE_IN_PLACE:
-        raise CannotResume("a break inside a try/with block runs the frame eagerly on Python 3.11 "
-                           "(re-raising in place crashed CPython 3.11; see pyversion.CAN_RAISE_IN_PLACE)")
     parts = prepare_break(ctx, second.frame, kids.callee, at_header,
                           functools.partial(kids.raiser, k) if in_try else None, keep_dead)
     last = _continuation(kids, second.frame, parts, info, at_header)

@@ -13,11 +13,14 @@ VERSION: Final = sys.version_info[:2]
 PY311: Final = VERSION == (3, 11)
 PY312: Final = VERSION == (3, 12)
 PY313: Final = VERSION == (3, 13)
-# 3.11: a raiser (a resume function that re-raises the breaking instruction's exception inside the original
-# try region, stitch/resume.py) segfaulted CPython when traceback.clear_frames() cleared its frame (NumPy's
-# test suite, numpy.lib.tests.test_shape_base, compiled). Until that is understood, a break inside a
-# try/with region runs its frame eagerly on 3.11; 3.12 and 3.13 ran the same suite cleanly.
-CAN_RAISE_IN_PLACE: Final = not PY311
+# 3.11: PRECALL's specialized forms (PRECALL_NO_KW_METHOD_DESCRIPTOR_NOARGS, ...) make the call themselves
+# and then skip the CALL they assume right after them by a fixed offset. Code placed between KW_NAMES/PRECALL
+# and their CALL (a raiser's raise block, stitch/resume.py) is jumped into at a wrong offset once PRECALL has
+# specialized: that segfaulted CPython 3.11 (first seen as a crash in traceback.clear_frames, whose raiser
+# sits at `tb.tb_frame.clear()`; tests/stitch/test_breaks_in_try.py::test_raiser_survives_call_specialization).
+# A raise block goes before these instructions instead; they change no stack slot, so the stack layout is
+# the CALL's.
+CALL_PREFIX_OPS: Final = ("PRECALL", "KW_NAMES") if PY311 else ()
 SUPPORTED: Final = (3, 11) <= VERSION <= (3, 13)
 
 # 3.13: CALL sees [callable, self_or_null, *args]; 3.11-3.12: [null_or_method, callable_or_self, *args].

@@ -73,6 +73,14 @@ def _raise_block(label: Label, location) -> list:
     return [jump, label, None, Instr("RAISE_VARARGS", 1, location=location), at_target]
 
 
+def _before_call_prefix(items: list, pos: int) -> int:
+    """Where a raise block for the instruction at `pos` goes: before the KW_NAMES/PRECALL that must stay
+    right in front of a CALL (pyversion.CALL_PREFIX_OPS; none after 3.11)."""
+    while pos > 0 and isinstance(items[pos - 1], Instr) and items[pos - 1].name in pyversion.CALL_PREFIX_OPS:
+        pos -= 1
+    return pos
+
+
 def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_names: Sequence[str],
                 name: str, raises: bool = False) -> types.CodeType:
     """Code that starts at decoded instruction `index`; `local_names` are its first parameters, then
@@ -94,7 +102,8 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     target_pos = instr_positions[index]
     location = items[target_pos].location
     label = Label()
-    items[target_pos:target_pos] = _raise_block(label, location) if raises else [label]
+    at = _before_call_prefix(items, target_pos) if raises else target_pos
+    items[at:at] = _raise_block(label, location) if raises else [label]
 
     head_end = 0
     while head_end < len(items) and isinstance(items[head_end], Instr) and items[head_end].name in _HEAD_OPS:

@@ -1,12 +1,11 @@
 """For-loops whose header is inside a try region, driven (partial.for_driver with a raiser): 3.12's inlined
 comprehensions (their loop is inside the region that restores the loop variable), loops in `try` bodies,
-and iterators that raise. On 3.11 (pyversion.CAN_RAISE_IN_PLACE) such frames still run eagerly."""
+and iterators that raise. The same on 3.11, 3.12 and 3.13."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from minidynamo import pyversion
 from minidynamo.api import _state_of
 from tests.conftest import check
 
@@ -20,14 +19,11 @@ def all_reasons(res) -> list:
 
 def assert_driven(res) -> None:
     """No frame ran eagerly (a generator called at a break runs as plain Python: not counted). On 3.11 a
-    comprehension is a function of its own, outside any try; a loop inside `try` runs its frame eagerly."""
+    comprehension is a function of its own, outside any try."""
     reasons = all_reasons(res)
     assert reasons, "the function breaks"
     fallbacks = [str(r) for r in reasons if r.fallback and r.opname != "RETURN_GENERATOR"]
-    if pyversion.CAN_RAISE_IN_PLACE:
-        assert not fallbacks, fallbacks
-    else:
-        assert all("3.11" in f for f in fallbacks), fallbacks
+    assert not fallbacks, fallbacks
 
 
 def distance(a, b):

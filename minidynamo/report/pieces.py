@@ -29,6 +29,8 @@ _RESUME_NAME = re.compile(r"_at_L(\d+)_i(\d+)$")
 _STACK = re.compile(r"\b___stack(\d+)\b")
 # `G.get('n')` (a global that must stay unset), `G.get('n', B.get('n'))` (a builtin, as LOAD_GLOBAL finds it)
 _GLOBAL_GET = re.compile(r"^___\w*?G\d*\.get\((['\"])(\w+)\1(?:, ___\w*?B\d*\.get\(\1\2\1\))?\)$")
+# a builtin's two guards (capture/builtin_scope.py): `'n' in G` is False, `B['n']` is the value
+_BUILTIN = re.compile(r"^(?:(['\"])(?P<a>\w+)\1 in ___\w*?G\d*|___\w*?B\d*\[(['\"])(?P<b>\w+)\3\])$")
 
 
 def category_name(category: Any) -> str:
@@ -193,7 +195,8 @@ def describe_guards(guards: list[Guard], piece: Piece | None = None) -> list[tup
     (4, 8) and dtype float64"; the exact checks go along (joined by `and`)."""
     groups: dict[str, list[Guard]] = {}
     for g in guards:
-        groups.setdefault(g.expr, []).append(g)
+        b = _BUILTIN.match(g.expr)
+        groups.setdefault(f"builtin {b['a'] or b['b']}" if b else g.expr, []).append(g)
     out = []
     for expr, gs in groups.items():
         words = _group_words(expr, {GuardKind(g.kind): g.expected for g in gs}, gs[0], piece)
@@ -210,8 +213,9 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
     m = _GLOBAL_GET.match(expr)
     if m and GuardKind.IS_NONE in kinds:
         return f"no global `{m.group(2)}` is defined"
-    if m and GuardKind.ID in kinds:
-        n = m.group(2)
+    b = re.fullmatch(r"builtin (\w+)", expr)        # (describe_guards' key for a builtin's two guards)
+    n = m.group(2) if m else b.group(1) if b else None
+    if n is not None and GuardKind.ID in kinds:
         return f"`{n}` is the builtin (no global shadows it)" if kinds[GuardKind.ID] is getattr(builtins, n, None) \
             else f"`{n}` is {short_repr(kinds[GuardKind.ID])} (no global shadows it)"
     if name.startswith("global "):

@@ -40,6 +40,7 @@ from .variables.errstate import ErrstateClassVar
 from .variables.rng import RNG_TYPES, RngClassVar, RngVar, rng_input
 from .variables.scalar import SCALAR_TYPES, ScalarVar
 from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*, itertools.* ... in BUILTINS)
+from .variables import sets  # noqa: F401  (registers set in BUILTINS)
 from ..signatures import code_signature
 from .breaks import BreakCategory
 

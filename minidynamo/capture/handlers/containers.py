@@ -8,6 +8,7 @@ from ..frame import Frame
 from ..variables.base import unsupported
 from ..variables.const import ConstVar
 from ..variables.containers import DictVar, ListVar, TupleVar, slice_of
+from ..variables.sets import SetVar
 from . import Plain, handler, plain_form, result
 from ..breaks import BreakCategory
 
@@ -101,10 +102,36 @@ def _store(frame: Frame, target: DictVar, key, value) -> None:
         target.items[key.as_constant()] = value
 
 
-# Sets are not modelled (handlers/unsupported.py): a set display is a graph break. The entry builds the set
-# in plain Python and the resume function gets it as a stack argument, the very object the SET_ADD and
-# SET_UPDATE after it (comprehensions, `{*a, b}`, 3.12's frozenset constant of a literal) add to, each
-# again a break run as plain Python.
+# Sets of constants are SetVars (variables/sets.py). A set display whose items are not plain constants is a
+# graph break: the entry builds the set in plain Python and the resume function gets it as a stack argument,
+# the very object the SET_ADD and SET_UPDATE after it (comprehensions, `{*a, b}`, 3.12's frozenset constant
+# of a literal) add to, each again a break run as plain Python.
+
+@handler("BUILD_SET")
+def build_set(frame: Frame, inst: Instr) -> None:
+    # (items... -- set)   added bottom first, as CPython adds them
+    s = SetVar()
+    for item in frame.stack[len(frame.stack) - inst.arg:]:
+        s.call_method(frame, "add", [item], {})
+    frame.popn(inst.arg)
+    frame.push(s)
+
+
+@handler("SET_ADD")
+def set_add(frame: Frame, inst: Instr) -> None:
+    # (set, [arg-1 items], item -- set, [...])   set comprehensions
+    frame.peek(inst.arg + 1).call_method(frame, "add", [frame.peek()], {})
+    frame.pop()
+
+
+@handler("SET_UPDATE")
+def set_update(frame: Frame, inst: Instr) -> None:
+    # (set, [arg-1 items], iterable -- set, [...])   `{*a, b}`, 3.12's `{1, 2, 3}` (a frozenset constant)
+    target = frame.peek(inst.arg + 1)
+    if not isinstance(target, SetVar):
+        raise unsupported(BreakCategory.UNSUPPORTED, f"SET_UPDATE on {target.describe()}")
+    target.update(frame, frame.peek())
+    frame.pop()
 
 @plain_form("BUILD_SET")
 def build_set_plain(frame: Frame, inst: Instr, em) -> Plain:

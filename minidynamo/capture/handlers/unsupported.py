@@ -24,7 +24,6 @@ unsupported_opcodes(
 )
 unsupported_opcodes("pattern matching (match/case) is not captured", "MATCH_CLASS", "MATCH_KEYS",
                     "MATCH_MAPPING", "MATCH_SEQUENCE", "GET_LEN")
-unsupported_opcodes("sets are not modelled", "BUILD_SET", "SET_ADD", "SET_UPDATE")
 unsupported_opcodes("deleting globals or cells is not captured", "DELETE_GLOBAL", "DELETE_DEREF")
 unsupported_opcodes("except* groups are not captured", "CALL_INTRINSIC_2")
 unsupported_opcodes("interpreter-internal opcodes never appear in function bytecode", "INTERPRETER_EXIT",

@@ -16,6 +16,7 @@ from .base import Var, unsupported
 from .const import ConstVar, fold, is_literal
 from .containers import ListVar, SequenceVar
 from .scalar import ScalarVar, is_number_constant, is_scalar
+from .sets import SetVar, set_binary
 from ..breaks import BreakCategory
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
         return a
     if isinstance(a, SequenceVar) and sym in ("+", "*", "+=", "*="):
         return a.binary(frame, sym.rstrip("="), b)
+    if isinstance(a, SetVar) or isinstance(b, SetVar):
+        return set_binary(frame, sym, a, b)
     if sym in ("==", "!=") and not (_is_array(a) or _is_array(b)) and _equality_is_identity(a) \
             and _equality_is_identity(b):
         same = _identity(a, b)

@@ -117,7 +117,7 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
     if loops.loop_of(frame, jump) is not None:
         return loops.fold_while(frame, pred, jump, jump_if_true)
     if not ctx.auto_cond or not isinstance(spec, ArraySpec) or spec.shape != () or key in ctx.folding \
-            or frame.ins.in_try[jump]:
+            or not frame.foldable_at(jump):
         return False
     join = join_point(frame.code, jump)
     if join is None:

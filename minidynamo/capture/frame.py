@@ -54,6 +54,14 @@ class Frame:
         # (index, visit) of the np.errstate(...) call of each captured errstate block this frame is inside
         # (variables/errstate.py): a break inside one restarts the root frame there
         self.errstate_blocks: list[tuple[int, int]] = []
+        # the exception-table handler of each of those blocks' `with` region (instruction indices)
+        self.errstate_regions: list[int | None] = []
+
+    def foldable_at(self, index: int) -> bool:
+        """Whether instruction `index` may be part of a folded branch: outside every try region, or inside
+        only the `with` region of the innermost captured np.errstate block (its handler just calls
+        __exit__; an op that raises there makes the graph raise, and the entry re-runs eagerly)."""
+        return not self.ins.in_try[index] or self.ins.handler[index] in self.errstate_regions[-1:]
 
     # ---- stack ---------------------------------------------------------------------------------------
     def push(self, value: Any) -> None:

@@ -35,6 +35,7 @@ class Instructions:
     instrs: list[Instr]
     targets: dict[int, int] = field(default_factory=dict)    # instruction index -> jump target index
     in_try: list[bool] = field(default_factory=list)          # covered by an exception-table entry
+    handler: list[int | None] = field(default_factory=list)   # that entry's handler (instruction index)
 
     @property
     def loops(self) -> list[tuple[int, int]]:
@@ -78,20 +79,25 @@ def decode(code: types.CodeType) -> Instructions:
         return cached
     instrs: list[Instr] = []
     in_try: list[bool] = []
+    regions: list[Label | None] = []
     label_at: dict[Label, int] = {}
     depth = 0
+    region: Label | None = None
     for item in bytecode.Bytecode.from_code(code):
         if isinstance(item, Label):
             label_at[item] = len(instrs)
         elif isinstance(item, TryBegin):
-            depth += 1
+            depth, region = depth + 1, item.target
         elif isinstance(item, TryEnd):
             depth -= 1
+            region = region if depth > 0 else None
         elif isinstance(item, Instr):
             for part in _split(item) if pyversion.HAS_SUPERINSTRUCTIONS else [item]:
                 instrs.append(part)
                 in_try.append(depth > 0)
+                regions.append(region if depth > 0 else None)
     targets = {i: label_at[ins.arg] for i, ins in enumerate(instrs) if isinstance(ins.arg, Label)}
-    result = Instructions(code, instrs, targets, in_try)
+    handler = [None if r is None else label_at[r] for r in regions]
+    result = Instructions(code, instrs, targets, in_try, handler)
     _cache[code] = result
     return result

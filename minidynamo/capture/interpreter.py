@@ -73,7 +73,7 @@ def run_until(frame: Frame, until: int | None) -> Var | None:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"capture exceeded {limit} symbolic steps")
             if ctx.arm_depth:
                 ctx.arm_steps += 1
-                if instr.name not in ARM_OPCODES or frame.ins.in_try[frame.current]:
+                if instr.name not in ARM_OPCODES or not frame.foldable_at(frame.current):
                     raise unsupported(BreakCategory.SIDE_EFFECT,
                                       f"{instr.name} inside a branch arm (only pure graph code outside try folds)")
                 if ctx.arm_steps > ARM_STEP_BUDGET:

@@ -321,3 +321,55 @@ def test_corpus_models_with_pure_arms_are_one_graph(name):
     assert out.graph_count == 1 and out.break_reasons == [] and out.folded_branches
     calls = [model.build("small", 1)] + ([model.other("small", 0)] if model.other else [])
     check(fn, *model.build("small", 0), calls=calls)
+
+
+# ---- an `if` inside a captured `with np.errstate(...)` block folds like any other -----------------------------
+
+def branch_in_errstate(x, mode):
+    with np.errstate(divide=mode, invalid=mode):
+        y = np.log(x)                  # log(0) divides by zero, log(-1) is invalid
+        if y.sum() > 0:
+            z = np.log(y) * 2          # invalid for the negative entries of y
+        else:
+            z = y / (x - x)            # 0 / 0 and c / 0
+    return z + 1
+
+
+def branch_in_try_in_errstate(x):
+    with np.errstate(divide="ignore"):
+        try:                           # a user try inside the block: its own region, keeps the break
+            if x.sum() > 0:
+                y = x * 2
+            else:
+                y = x - 1
+        except ValueError:
+            y = x
+    return y
+
+
+def _warnings_of(fn, *args):
+    import warnings
+    with warnings.catch_warnings(record=True) as log:
+        warnings.simplefilter("always")
+        try:
+            fn(*args)
+        except FloatingPointError as e:
+            return [f"raised {e}"]
+    return [(w.category, str(w.message)) for w in log]
+
+
+@pytest.mark.parametrize("mode", ["ignore", "warn", "raise"])
+def test_branch_inside_errstate_folds_with_the_blocks_error_state(mode):
+    calls = [(np.array([0.5, 3.0, 9.0]), mode), (np.array([0.0, 1.0, -1.0]), mode),
+             (np.array([0.2, 0.3, 0.4]), mode), (np.array([4.0, 0.5, 0.1]), mode)]
+    res = check(branch_in_errstate, *calls[0], calls=calls[1:])
+    folded, breaks = cond_ops(branch_in_errstate, np.array([2.0, 3.0, 9.0]), mode)
+    assert breaks == [] and [b.kind for b in folded] == ["if"] and res.counter.frame_count == 1
+    compiled = md.compile(branch_in_errstate)
+    for args in calls:
+        assert _warnings_of(compiled, *args) == _warnings_of(branch_in_errstate, *args)
+
+
+def test_branch_in_a_try_inside_errstate_keeps_the_break():
+    res = check(branch_in_try_in_errstate, np.ones(3), calls=[(-np.ones(3),)])
+    assert any(r.category == "data_dependent" for r in res.reasons)

@@ -82,6 +82,7 @@ class ErrstateVar(Var):
         self.entered = True
         frame.ctx.errstate.append(self.kwargs)
         frame.errstate_blocks.append(self.start)
+        frame.errstate_regions.append(frame.ins.handler[frame.current + 1])    # (the body, after BEFORE_WITH)
         return ErrstateExitVar(self, frame), ConstVar(None)
 
     def reconstruct(self, out: Any) -> str:
@@ -109,4 +110,5 @@ class ErrstateExitVar(Var):
             raise unsupported(BreakCategory.UNSUPPORTED, f"{self.describe()} called out of order")
         frame.ctx.errstate.pop()
         self.frame.errstate_blocks.pop()
+        self.frame.errstate_regions.pop()
         return ConstVar(None)

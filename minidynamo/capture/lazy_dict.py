@@ -124,5 +124,7 @@ class LazyDictVar(DictVar):
         super().delitem(frame, key)
 
     def call_method(self, frame, name, args, kwargs):
+        if name in ("get", "setdefault") and 1 <= len(args) <= 2 and not kwargs and self._existing(self._key(args[0])):
+            return self.getitem(frame, args[0])     # an existing key: read alone, nothing written
         self._structural = True
         return super().call_method(frame, name, args, kwargs)

@@ -23,6 +23,14 @@ DRAWS: dict[str, tuple[str, ...]] = {
     "random": (), "random_sample": (), "standard_normal": (), "standard_exponential": (),
     "normal": ("loc", "scale"), "uniform": ("low", "high"), "exponential": ("scale",),
     "laplace": ("loc", "scale"), "lognormal": ("mean", "sigma"),
+    # distributions whose unit probe (every array parameter 1) is a valid call, so the meta's probe
+    # refuses only what NumPy refuses (triangular, logseries and zipf refuse 1: not listed)
+    "binomial": ("n", "p"), "negative_binomial": ("n", "p"), "poisson": ("lam",), "geometric": ("p",),
+    "hypergeometric": ("ngood", "nbad", "nsample"), "beta": ("a", "b"), "gamma": ("shape", "scale"),
+    "standard_gamma": ("shape",), "logistic": ("loc", "scale"), "gumbel": ("loc", "scale"),
+    "rayleigh": ("scale",), "chisquare": ("df",), "standard_t": ("df",), "standard_cauchy": (),
+    "weibull": ("a",), "pareto": ("a",), "power": ("a",), "vonmises": ("mu", "kappa"), "wald": ("mean", "scale"),
+    "f": ("dfnum", "dfden"), "noncentral_chisquare": ("df", "nonc"), "noncentral_f": ("dfnum", "dfden", "nonc"),
 }
 DIMS_DRAWS = ("rand", "randn")
 

@@ -1,4 +1,4 @@
-"""Meta rules of reductions (sum, mean, max, argmax, std, any, ...), cumulative ops, clip and round.
+"""Meta rules of reductions (sum, mean, max, argmax, std, any, ...), cumulative ops, clip, round, nan_to_num.
 
 Imports numpy and graph.meta only. Each rule takes the NumPy function's own signature (which the ndarray
 method shares, self first). The reduced shape is computed here; the dtype comes from running the real
@@ -166,3 +166,16 @@ def round_meta(a: Any, decimals: Any = 0, out: Any = None) -> ArraySpec:
         raise MetaError("round: unsupported keyword 'out'")
     x = as_spec(a)
     return spec_like(x.shape, result_dtype("round", np.round, probe(x, (1,)), decimals), True)
+
+
+def nan_to_num_meta(x: Any, copy: Any = True, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> ArraySpec:
+    """np.nan_to_num: x's shape and dtype; a 0-d result is a NumPy scalar (NumPy returns x[()])."""
+    if copy is not True:
+        raise MetaError("nan_to_num: unsupported: copy=False (writes into x)")
+    if any(is_spec(v) for v in (nan, posinf, neginf)):
+        raise MetaError("nan_to_num: unsupported: nan, posinf or neginf as an array")
+    spec = as_spec(x)
+    if spec.dtype == object:
+        raise MetaError("nan_to_num: unsupported: object arrays")
+    dt = result_dtype("nan_to_num", np.nan_to_num, probe(spec, (1,)), nan=nan, posinf=posinf, neginf=neginf)
+    return spec_like(spec.shape, dt, True)

@@ -1,5 +1,5 @@
 """Meta rules of shape ops: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze, ravel, flatten,
-broadcast_to, concatenate, stack, hstack, vstack, split, array_split, tile, repeat, flip, roll, pad,
+broadcast_to, concatenate, stack, hstack, vstack, column_stack, split, array_split, tile, repeat, flip, roll, pad,
 atleast_1d/2d/3d, insert.
 
 Imports numpy and graph.meta only. All shape arithmetic is written out here; only the dtype of joins
@@ -215,6 +215,13 @@ def hstack_meta(tup: Any, *, dtype: Any = None, casting: Any = "same_kind") -> A
 def vstack_meta(tup: Any, *, dtype: Any = None, casting: Any = "same_kind") -> ArraySpec:
     specs = [_at_least(s, 2) for s in _sequence("vstack", tup)]
     return ArraySpec(_concat_shape(specs, 0), _join_dtype("vstack", specs, dtype, casting))
+
+
+def column_stack_meta(tup: Any) -> ArraySpec:
+    """1-d (and 0-d) arrays become columns, then everything is joined along axis 1."""
+    specs = [s if s.ndim >= 2 else ArraySpec((s.shape[0] if s.ndim else 1, 1), s.dtype)
+             for s in _sequence("column_stack", tup)]
+    return ArraySpec(_concat_shape(specs, 1), _join_dtype("column_stack", specs, None, "same_kind"))
 
 
 def _split(name: str, ary: Any, sections: Any, axis: Any, equal: bool) -> tuple[ArraySpec, ...]:

@@ -215,6 +215,7 @@ for _name, _meta, _fns in (
         ("cumsum", R.cumsum_meta, (np.cumsum,)), ("cumprod", R.cumprod_meta, (np.cumprod,)),
         ("clip", R.clip_meta, (np.clip,)), ("round", R.round_meta, (np.round, np.around))):
     _op(_name, _fns[0], _meta, functions=_fns, methods=(_name,))
+_op("nan_to_num", np.nan_to_num, R.nan_to_num_meta, functions=(np.nan_to_num,))
 
 # ---- shape ops ------------------------------------------------------------------------------------------
 _op("reshape", reshape, S.reshape_meta, functions=(np.reshape,), methods=("reshape",))
@@ -225,7 +226,7 @@ for _name, _meta, _methods in (
         ("expand_dims", S.expand_dims_meta, ()), ("squeeze", S.squeeze_meta, ("squeeze",)),
         ("ravel", S.ravel_meta, ("ravel",)), ("broadcast_to", S.broadcast_to_meta, ()),
         ("concatenate", S.concatenate_meta, ()), ("stack", S.stack_meta, ()), ("hstack", S.hstack_meta, ()),
-        ("vstack", S.vstack_meta, ()), ("split", S.split_meta, ()), ("array_split", S.array_split_meta, ()),
+        ("vstack", S.vstack_meta, ()), ("column_stack", S.column_stack_meta, ()), ("split", S.split_meta, ()), ("array_split", S.array_split_meta, ()),
         ("tile", S.tile_meta, ()), ("repeat", S.repeat_meta, ("repeat",)), ("flip", S.flip_meta, ()),
         ("roll", S.roll_meta, ()), ("rot90", S.rot90_meta, ()), ("pad", S.pad_meta, ()),
         ("triu", S.triangle_meta, ()), ("tril", S.triangle_meta, ())):
@@ -413,7 +414,7 @@ WEAK_INT_OPS.update(SYMBOLIC_OPS, {"clip", "where"})
 SYMBOLIC_OPS.update({
     "sum", "prod", "mean", "max", "min", "argmax", "argmin", "std", "var", "any", "all", "cumsum", "cumprod",
     "clip", "round", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "ravel", "flatten",
-    "concatenate", "stack", "hstack", "vstack", "matmul", "imatmul", "dot", "zeros_like", "ones_like",
+    "concatenate", "stack", "hstack", "vstack", "column_stack", "nan_to_num", "matmul", "imatmul", "dot", "zeros_like", "ones_like",
     "full_like", "empty_like", "where", "copy", "astype",
     # linear algebra, rearrangement and sequences (meta_linalg.py, meta_decomp.py, meta_shape.py, meta_seq.py):
     # sizes are compared (guarded), summed, multiplied and sliced; a split's remainder is specialized

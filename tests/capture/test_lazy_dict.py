@@ -101,3 +101,34 @@ def test_a_layers_state_dict_costs_no_keys_guard_and_its_reads_are_bound_once():
     del layer.state["C"]                        # a key it read: a miss, and eager's KeyError
     with pytest.raises(KeyError):
         cstep(layer, x)
+
+
+def update_rule(w, dw, config=None):
+    # cs231n's optim.py: defaults filled in by setdefault, state kept in the config dict between calls
+    if config is None:
+        config = {}
+    config.setdefault("learning_rate", 1e-2)
+    config.setdefault("m", np.zeros_like(w))
+    config.setdefault("t", 0)
+    config.setdefault("note")
+    config["t"] += 1
+    config["m"] = config["m"] * 0.9 + dw
+    velocity = config.get("velocity", np.zeros_like(w))
+    return w - config["learning_rate"] * config["m"] + velocity, config
+
+
+def test_setdefault_and_get_are_captured_on_new_and_existing_keys():
+    w, dw = np.arange(4.0), np.ones(4)
+    full = {"learning_rate": 0.5, "m": np.ones(4), "t": 3, "note": "x", "velocity": np.full(4, 2.0)}
+    calls = [(w, dw, {}), (w, dw, {"t": 7}), (w, dw, dict(full)), (w, dw, {"m": np.ones(4), "learning_rate": 2.0})]
+    res = check(update_rule, w, dw, None, calls=calls)
+    assert not res.reasons, res.reasons
+
+
+def test_setdefault_of_an_existing_key_guards_that_key_alone():
+    w, dw = np.arange(4.0), np.ones(4)
+    full = {"learning_rate": 0.5, "m": np.ones(4), "t": 3, "note": "x", "velocity": np.full(4, 2.0)}
+    res = check(update_rule, w, dw, full, calls=[(w, dw, dict(full, extra=1)), (w, dw, {"t": 1})])
+    assert res.stats.captures == 2      # the dict without the keys is a new capture, not a wrong reuse
+    first = "\n".join(str(g) for g in res.records[0].entry.guards)
+    assert "keys()" not in first

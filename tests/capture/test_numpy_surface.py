@@ -229,6 +229,30 @@ def test_a_draw_without_size_is_a_python_number_the_graph_returns():
     assert [type(v) for v in cfn(np.ones(3))[1:]] == [float, int]
 
 
+def dropout_and_other_distributions(x, p_keep, lam, a):
+    # hipsternet's dropout mask, then distributions with array parameters
+    u = np.random.binomial(1, p_keep, size=x.shape) / p_keep
+    counts = np.random.poisson(lam, size=(2,) + lam.shape)
+    return x * u, counts, np.random.beta(a, a + 1), np.random.gamma(a, size=(3,) + a.shape), \
+        np.random.standard_cauchy(2), np.random.hypergeometric(5, 3, 4, size=2)
+
+
+def test_more_legacy_distributions_are_ordered_ops():
+    args = np.ones((4, 3)), 0.7, np.array([1.0, 4.0]), np.array([[0.5, 2.0]])
+    _eager_and_compiled(dropout_and_other_distributions, *args)
+    explained = md.explain(dropout_and_other_distributions)(*args)
+    assert explained.graph_count == 1 and explained.graph_break_count == 0
+    names = [n.op for n in explained.graphs[0].nodes if n.op.startswith("random.")]
+    assert names == ["random.binomial", "random.poisson", "random.beta", "random.gamma", "random.standard_cauchy",
+                     "random.hypergeometric"]
+
+
+def test_a_draw_refusing_its_array_parameter_raises_as_eagerly():
+    # p > 1 is found only when the graph runs: the eager re-run restores the stream and raises NumPy's error
+    _eager_and_compiled(dropout_and_other_distributions, np.ones((4, 3)), 1.5, np.array([1.0]), np.ones((1, 2)))
+    _eager_and_compiled(dropout_and_other_distributions, np.ones((4, 3)), 0.5, np.array([-1.0]), np.ones((1, 2)))
+
+
 def draws_from_a_range(x, n):
     # k-means / random-subset style: an item of range(n), subsets of it, a pick from a literal list
     i = np.random.choice(range(n))
@@ -300,3 +324,24 @@ def test_a_size_from_array_values_is_a_data_dependent_break():
         return out
     r = check(one_hot, np.array([0, 2, 1]), calls=[(np.array([3, 0]),)])
     assert [reason.category for reason in r.reasons] == ["data_dependent"] * len(r.reasons) and r.reasons
+
+
+def cross_entropy_and_lstm_input(a, y, h, x_one_hot, v):
+    # Nielsen's CrossEntropyCost.fn, hipsternet's LSTM input: column_stack of 2-d and 1-d arrays
+    cost = np.sum(np.nan_to_num(-y * np.log(a) - (1 - y) * np.log(1 - a)))
+    clipped = np.nan_to_num(a / (a - a), nan=-1.0, posinf=9.0), np.nan_to_num(np.float64(np.inf))
+    return cost, clipped, np.column_stack((h, x_one_hot)), np.column_stack([v, v * 2]), np.column_stack((v,))
+
+
+def test_nan_to_num_and_column_stack_are_ops():
+    a, y = np.array([[0.5], [1.0], [0.0]]), np.array([[1.0], [1.0], [0.0]])
+    args = a, y, np.ones((1, 4)), np.arange(3.0).reshape(1, 3), np.arange(1, 4)
+    with np.errstate(all="ignore"):
+        r = check(cross_entropy_and_lstm_input, *args)
+    ops = [n.op for n in r.graphs[0].nodes]
+    assert not r.reasons and ops.count("nan_to_num") == 2 and ops.count("column_stack") == 3
+
+
+def test_column_stack_of_mismatched_rows_raises_as_eagerly():
+    check(cross_entropy_and_lstm_input, np.ones((2, 1)) / 2, np.ones((2, 1)), np.ones((2, 4)), np.ones((1, 3)),
+          np.ones(3))

@@ -227,6 +227,12 @@ def round_case(draw):
     return (draw(arrays()), draw(st.integers(-2, 2))), {}
 
 
+@st.composite
+def nan_to_num_case(draw):
+    fills = st.sampled_from([0.0, 1, -2.5, 1e300, True, None, "x"])
+    return (draw(st.one_of(arrays(), pyscalars)),), draw(optional(nan=fills, posinf=fills, neginf=fills))
+
+
 # ---- shape ops ---------------------------------------------------------------------------------------
 
 @st.composite
@@ -292,12 +298,14 @@ def join_case(draw, name: str):
         shape = list(base)
         if name != "stack" and shape and isinstance(axis, int) and -len(shape) <= axis < len(shape):
             shape[axis] = draw(st.integers(0, 3))
-        if name in ("hstack", "vstack") and shape and draw(st.booleans()):
+        if name in ("hstack", "vstack", "column_stack") and shape and draw(st.booleans()):
             shape[draw(st.integers(0, len(shape) - 1))] = draw(st.integers(0, 3))
         if draw(st.integers(0, 6)) == 0:
             shape = list(draw(shapes))
         items.append(draw(arrays(shape=tuple(shape), scalar_ok=False)))
     seq = items if draw(st.booleans()) else tuple(items)
+    if name == "column_stack":
+        return (seq,), {}
     if name in ("hstack", "vstack"):
         return (seq,), draw(optional(dtype=dtype_args))
     return (seq,), {"axis": axis, **draw(optional(dtype=dtype_args))}
@@ -542,7 +550,7 @@ _REDUCTIONS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "std", "
 CASES = {name: ufunc_case(uf) for name, uf in UFUNCS.items()}
 CASES.update({name: reduction_case(name) for name in _REDUCTIONS})
 CASES.update({
-    "clip": clip_case(), "round": round_case(),
+    "clip": clip_case(), "round": round_case(), "nan_to_num": nan_to_num_case(),
     "reshape": reshape_case(), "transpose": transpose_case(),
     "swapaxes": _x_and(_int_axis, _int_axis),
     "moveaxis": _x_and(_axes, _axes),
@@ -550,7 +558,7 @@ CASES.update({
     "squeeze": squeeze_case(), "ravel": _x_and(), "flatten": _x_and(),
     "broadcast_to": broadcast_to_case(),
     "concatenate": join_case("concatenate"), "stack": join_case("stack"),
-    "hstack": join_case("hstack"), "vstack": join_case("vstack"),
+    "hstack": join_case("hstack"), "vstack": join_case("vstack"), "column_stack": join_case("column_stack"),
     "split": split_case(), "array_split": split_case(),
     "tile": tile_case(), "repeat": repeat_case(),
     "flip": _x_and(lambda x: axis_for(x.ndim)), "roll": roll_case(), "pad": pad_case(), "rot90": rot90_case(),

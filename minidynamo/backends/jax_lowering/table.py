@@ -28,6 +28,8 @@ NOT_LOWERED: dict[str, str] = {
     "det": "on (nearly) singular matrices the result is rounding noise of LAPACK's pivoting",
     "empty": "uninitialized memory: its contents are whatever NumPy's allocator hands out",
     "empty_like": "uninitialized memory: its contents are whatever NumPy's allocator hands out",
+    "column_stack": "not lowered yet: runs on NumPy in a piece of its own (a join XLA would do as concatenate)",
+    "nan_to_num": "not lowered yet: runs on NumPy (its replacement values for inf depend on the dtype's limits)",
     **ufuncs.NOT_LOWERED,
     **numpy_surface_not_lowered(REGISTRY),
 }

@@ -239,6 +239,11 @@ class DictVar(Var):
         if name == "get" and 1 <= len(args) <= 2:
             k = self._key(args[0])
             return self.items[k] if k in self.items else (args[1] if len(args) > 1 else ConstVar(None))
+        if name == "setdefault" and 1 <= len(args) <= 2 and not kwargs:
+            k = self._key(args[0])
+            if k not in self.items:
+                self.setitem(frame, args[0], args[1] if len(args) > 1 else ConstVar(None))
+            return self.items[k]
         if name == "copy" and not args:
             return DictVar(dict(self.items))
         if name == "update" and len(args) == 1 and isinstance(args[0], DictVar) and not kwargs:

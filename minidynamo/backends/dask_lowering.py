@@ -81,6 +81,8 @@ LOWERINGS: dict[str, Lowering] = {
        for n in ("max", "min", "any", "all", "argmax", "argmin")},
     **{n: Lowering(n, frozenset({"axis", "dtype"}), _axis_only) for n in ("cumsum", "cumprod")},
     "clip": Lowering("clip"), "round": Lowering("round", frozenset({"decimals"})),
+    # int(x) / float(x) of a 0-d value: dask computes it, as a branch on a dask value does
+    "int": Lowering(None), "float": Lowering(None),
     # shape ops
     "reshape": Lowering(None, check=_c_order), "transpose": Lowering(None), "flatten": Lowering(None),
     "ravel": Lowering("ravel"), "swapaxes": Lowering("swapaxes"), "moveaxis": Lowering("moveaxis"),

@@ -17,6 +17,11 @@ from .variables.base import Var, unsupported
 from .variables.containers import ListIteratorVar
 from .variables.functions import CellBox
 
+# Standard-library modules whose Python code capture does not walk: `random` keeps its state in the C methods
+# every draw calls (walking random.shuffle only breaks deeper, once per list length), `copy` keys deepcopy's
+# memo by id(). A call into them is one break at the caller's call, run as plain Python.
+PLAIN_MODULES = frozenset({"random", "copy"})
+
 
 class Frame:
     """One activation. `locals` maps names to Vars; `cells` maps cell/free variable names to CellBoxes."""
@@ -141,6 +146,9 @@ class Frame:
         from . import interpreter
         if self.depth + 1 > self.ctx.inline_limit:
             raise unsupported(BreakCategory.INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
+        if globals_.get("__name__") in PLAIN_MODULES:
+            raise unsupported(BreakCategory.CALL, f"{globals_['__name__']}.{qualname}() runs as plain Python "
+                                                  "(standard-library code with hidden state)")
         if code.co_flags & (0x80 | 0x100 | 0x200):   # coroutine, iterable coroutine, async generator
             raise unsupported(BreakCategory.UNSUPPORTED, f"{qualname} is a coroutine")
         child = Frame(self.ctx, code, args, closure, globals_, qualname, builtins_, parent=self)

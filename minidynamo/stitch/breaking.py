@@ -20,7 +20,7 @@ from bytecode import Instr
 
 from ..cache import moved
 from ..capture.context import CaptureContext
-from ..capture.frame import Frame
+from ..capture.frame import PLAIN_MODULES, Frame
 from ..capture.handlers import PLAIN, Plain
 from ..capture.variables.array import ArrayMethodVar, ArrayVar
 from ..capture.variables.base import MethodVar, Var
@@ -53,6 +53,8 @@ class BreakEmitter(Emitter):
         return self.value(var)
 
     def _compiled_callee(self, var: Var) -> str | None:
+        if _runs_plain(getattr(var, "fn", None)):
+            return None
         if isinstance(var, UserFunctionVar) and not var.identity_guarded():
             # A compiled callee is per function object. A function made per call whose identity guard
             # failed before (a resume function's parameters count as such) is called as the very
@@ -69,7 +71,7 @@ class BreakEmitter(Emitter):
             fn, self_var = var.fn, var.self_var
         elif isinstance(var, MethodVar) and id(var) not in self._memo:
             fn, self_var = _class_function(var.obj, var.name), var.obj
-            if fn is None:
+            if fn is None or _runs_plain(fn):
                 return None
         else:
             return None
@@ -82,6 +84,12 @@ class BreakEmitter(Emitter):
         if isinstance(var, MethodVar):
             return f"{self.value(var.obj)}.{var.name}"      # looked up on the real object, as Python does
         return super().build(var)
+
+
+def _runs_plain(fn: Any) -> bool:
+    """A function of a standard-library module capture does not walk (frame.PLAIN_MODULES): called as
+    itself, never through a compiled wrapper."""
+    return isinstance(fn, types.FunctionType) and fn.__globals__.get("__name__") in PLAIN_MODULES
 
 
 def _class_function(obj: Var, name: str) -> types.FunctionType | None:

@@ -114,8 +114,10 @@ def test_every_registered_op_lowers_or_says_why():
     missing = [name for name in ops.REGISTRY if name not in lowered and name not in DL.NOT_LOWERED]
     assert missing == []
     covered = {n.op for name in PROGRAMS for n in _graph_ops(name)}
+    # int()/float() of a dask input's value are breaks (they compute it), so PROGRAMS cannot hold them: the
+    # corpus's kmeans_fit lowers float() of a chunked NumPy value (test_dask_backend)
     assert set(DL.LOWERINGS) - covered - {"zeros", "ones", "full", "eye", "tri", "identity", "arange",
-                                                 "linspace"} == set()
+                                                 "linspace", "int", "float"} == set()
 
 
 def _graph_ops(name):

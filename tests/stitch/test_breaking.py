@@ -4,7 +4,9 @@ through its compiled wrapper."""
 
 from __future__ import annotations
 
+import copy
 import pickle
+import random
 
 import numpy as np
 
@@ -72,3 +74,29 @@ def test_an_attribute_written_on_a_function_lands_on_the_function():
     for fn, expected in ((writes_function_attribute, 3), (pickles_through_function_attribute, True)):
         assert md.compile(fn)() == expected
     assert target.tag == 3 and target.ufunc is np.add
+
+
+def shuffled_epochs(data, epochs, bs):
+    # Nielsen's network.py SGD: random.shuffle of a list of (x, y) pairs per epoch, then minibatches
+    data = list(data)
+    sums = []
+    for _ in range(epochs):
+        random.shuffle(data)
+        for k in range(0, len(data), bs):
+            sums.append(sum(x for x, _ in data[k:k + bs]) * 2)
+    return sums, copy.deepcopy(data[0])
+
+
+def test_random_and_copy_run_as_plain_python_at_the_call():
+    data = [(np.full(2, float(i)), i) for i in range(9)]
+    outcomes = []
+    for fn in (shuffled_epochs, md.compile(shuffled_epochs, options={"suppress_errors": False})):
+        random.seed(5)
+        outcomes.append((fn(data, 3, 4), random.getstate()))
+    (e_out, e_state), (c_out, c_state) = outcomes
+    assert e_state == c_state
+    assert all(np.array_equal(a, b) for a, b in zip(e_out[0], c_out[0])) and len(e_out[0]) == len(c_out[0])
+    assert np.array_equal(e_out[1][0], c_out[1][0]) and e_out[1][1] == c_out[1][1]
+    reasons = md.explain(shuffled_epochs)(data, 3, 4).break_reasons
+    assert {r.filename for r in reasons} == {__file__}        # random.py and copy.py are not walked
+    assert any("random.Random.shuffle() runs as plain Python" in r.message for r in reasons)

@@ -32,7 +32,7 @@ def break_last(x):
 
 def break_in_return(x):
     y = np.tanh(x)
-    return float(y.sum())
+    return y.sum().item()
 
 
 def test_break_at_start_and_end():
@@ -47,7 +47,7 @@ def between_side_effects(x, log, d, ns):
     ns.v = x.sum()
     print("mid", len(log), sorted(d))
     log.append("after")
-    d["b"] = float(x.mean())
+    d["b"] = x.mean().item()
     ns.w = ns.v + 1
     return log, d
 
@@ -72,7 +72,7 @@ GVAL = 0.0
 
 def global_side_effects(x):
     global GVAL
-    GVAL = float(x.sum())
+    GVAL = x.sum().item()
     COUNTER.append(1)
     print("g", GVAL)
     GVAL = GVAL + 1.0
@@ -98,7 +98,7 @@ def test_break_right_after_in_place_write():
 
 def inner_breaks(h):
     h = h + 1.0
-    s = float(h.sum())
+    s = h.sum().item()
     return h * s
 
 
@@ -129,7 +129,7 @@ def ternary(x):
 
 
 def call_with_break_in_arg(x, y):
-    return np.add(x, float(y.sum()))
+    return np.add(x, y.sum().item())
 
 
 def print_in_arg(x):
@@ -145,12 +145,12 @@ def kwarg_break(x, k):
 
 
 def fstring_break(x):
-    s = f"v={float(x.sum()):.3f} n={x.shape[0]}"
+    s = f"v={x.sum().item():.3f} n={x.shape[0]}"
     return s, x * 2
 
 
 def list_with_break(x):
-    return [x + 1.0, float(x.sum()), x * 2.0]
+    return [x + 1.0, x.sum().item(), x * 2.0]
 
 
 def dict_with_break(x):
@@ -169,7 +169,7 @@ def test_break_with_values_below_it_on_the_stack():
 
 
 def comprehension_break(xs):
-    return [float(x.sum()) for x in xs]
+    return [x.sum().item() for x in xs]
 
 
 def comprehension_break_arrays(xs):
@@ -201,7 +201,7 @@ def test_unknown_library_and_c_function_calls():
 
 
 def varargs(x, *rest, **kw):
-    s = float(x.sum())
+    s = x.sum().item()
     return x * s, len(rest), sorted(kw), rest
 
 
@@ -225,7 +225,7 @@ class Model:
         h = x @ self.w
         print("forward", self.calls)
         self.calls += 1
-        return h * float(h.sum())
+        return h * h.sum().item()
 
 
 def method_call(m, x):
@@ -325,7 +325,7 @@ def while_break_continue(x, n):
 def early_return_in_loop(xs):
     total = 0.0
     for x in xs:
-        s = float(x.sum())
+        s = x.sum().item()
         if s > 2.0:
             return total, s
         total += s
@@ -342,7 +342,7 @@ def test_for_else_while_break_continue_early_return():
 def loop_kinds(xs, ys, d, m):
     acc = 0.0
     for a, b in zip(xs, ys):
-        acc = acc + float((a * b).sum())
+        acc = acc + (a * b).sum().item()
     for k, v in d.items():
         print(k, v.shape)
         acc = acc + v.sum()
@@ -438,7 +438,7 @@ def test_long_loop_appending_to_an_input_list():
 
 def counter_as_index(x, n):
     for i in range(n):
-        s = float(x[i].sum())
+        s = x[i].sum().item()
         x = x + s
     k = i + 1
     return x[:k], np.zeros(k), list(range(k)), x[i]
@@ -605,7 +605,7 @@ def attr_read_then_written(x, obj):
 def global_read_then_written(x):
     global GVAL
     a = GVAL
-    GVAL = float(x[0, 0])
+    GVAL = x[0, 0].item()
     print("g")
     return a
 
@@ -703,7 +703,7 @@ def block_forward(m, x):
 
 
 def append_of_a_break(x, lst):
-    lst.append(float(x.sum()))
+    lst.append(x.sum().item())
     return lst, x * 2.0
 
 

@@ -27,7 +27,7 @@ def assert_driven(res) -> None:
 
 
 def distance(a, b):
-    return float(((a - b) ** 2).sum()) ** 0.5       # float() of an array value: a break
+    return (((a - b) ** 2).sum()).item() ** 0.5       # .item() of an array value: a break
 
 
 def nearest(X_test, X_train, k):
@@ -46,7 +46,7 @@ def test_a_break_inside_a_comprehension_body_is_driven():
 
 
 def shadowing(xs, x):
-    ys = [float(v.sum()) + 1 for v in xs]           # float() of an array: a break in the comprehension
+    ys = [v.sum().item() + 1 for v in xs]           # .item() of an array: a break in the comprehension
     zs = [x * 2 for x in xs]                        # x: the argument, restored after the comprehension
     return ys, zs, x
 
@@ -65,7 +65,7 @@ def items(n):
 
 def raising_iterator(n, y):
     try:
-        sums = [float(v.sum()) for v in items(n)]   # the iterator raises on its third item
+        sums = [v.sum().item() for v in items(n)]   # the iterator raises on its third item
     except ValueError as e:
         print("caught", e, y)
         sums = None
@@ -91,7 +91,7 @@ def test_an_exception_of_the_iterator_reaches_the_regions_handler():
 
 
 def uncaught(n):
-    return [float(v.sum()) for v in items(n)]       # the ValueError leaves the function, as eagerly
+    return [v.sum().item() for v in items(n)]       # the ValueError leaves the function, as eagerly
 
 
 def test_an_uncaught_exception_of_the_iterator_leaves_as_eagerly():

@@ -23,7 +23,7 @@ CLOSURE_AND_ODD_LOCAL = (
     "def f(x):\n"
     "    y = x * 2.0\n"
     "    h = lambda: y\n"
-    "    odd = float(x.sum())\n"       # the break: float() of an array
+    "    odd = x.sum().item()\n"       # the break: .item() of an array
     "    y = y + odd\n"                # the lambda made before the break sees the cell's new value
     "    return h() * 3.0, odd\n")
 

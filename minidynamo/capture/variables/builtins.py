@@ -232,4 +232,8 @@ def _convert(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -
     known = args[0].known(frame) if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVar) else None
     if known is not None:
         return fold(frame, fn, known)
+    from .numpy_ns import python_number_node
+    number = python_number_node(frame, fn, args[0]) if len(args) == 1 and not kwargs else None
+    if number is not None:      # `sum(int(x == y) for ...)`: a Python number the graph returns
+        return number
     raise unsupported(BreakCategory.DATA_DEPENDENT, f"{args[0].describe() if args else 'value'} converted to a Python number")

@@ -193,17 +193,28 @@ def _real_number(v: Var) -> bool:
     return v.is_constant() and type(v.as_constant()) in (int, float, bool)
 
 
-def _float_math_node(frame: "Frame", fn: Any, args: list[Var]) -> Var:
+def _float_math_node(frame: "Frame", fn: Any, args: list[Var], name: str | None = None,
+                     result: type = float) -> Var:
     """`math.sqrt(distance)` of a graph value: a node returning the Python float math returns, known only at
     run time (a branch on it breaks). math's ValueError / OverflowError is raised by the graph, which then
-    re-runs the function eagerly, so eager's exception and handler follow."""
+    re-runs the function eagerly, so eager's exception and handler follow. `int(x == y)` / `float(loss)`
+    of a 0-d graph value are such nodes too (builtins._convert), of type `result`."""
     from ...graph.ir import PyScalarSpec
     from .scalar import ScalarVar
-    node = frame.ctx.graph.call(f"math.{fn.__name__}", fn, tuple(frame.ctx.to_arg(a) for a in args), {},
-                                spec=PyScalarSpec(float))
-    node.meta["value"] = _STAND_IN
+    stand_in = result(_STAND_IN) if result is float else 1
+    node = frame.ctx.graph.call(name or f"math.{fn.__name__}", fn, tuple(frame.ctx.to_arg(a) for a in args), {},
+                                spec=PyScalarSpec(result))
+    node.meta["value"] = stand_in
     frame.ctx.note_in_try(node)
-    return ScalarVar.runtime(node, _STAND_IN)
+    return ScalarVar.runtime(node, stand_in)
+
+
+def python_number_node(frame: "Frame", fn: Any, arg: Var) -> Var | None:
+    """int(x) / float(x) of a 0-d real graph value or a number known only at run time: the Python number the
+    builtin returns, computed by the graph (None when `arg` is not such a value)."""
+    if fn not in (int, float) or not _real_number(arg) or arg.is_constant():
+        return None
+    return _float_math_node(frame, fn, [arg], name=fn.__name__, result=fn)
 
 
 # NumPy helpers without a graph op that are pure functions of constant arguments (dtype and shape logic).

@@ -6,7 +6,8 @@ ScalarVar is instead a graph value (an input, or the result of Python arithmetic
 node): arithmetic with arrays or other scalars goes into the graph with Python's own semantics. It still
 knows its value at capture time, and specializes (guards the inputs it was computed from) only where
 capture needs a constant: range() bounds, indices, shapes. A branch on it is a data-dependent break.
-A number carried through a folded while loop (a counter) is *runtime-only*: its value exists only when the
+A number carried through a folded while loop (a counter), or one the graph computes (int()/float()/math of a
+0-d array value, a draw without a size) is *runtime-only*: its value exists only when the
 graph runs, so everything derived from it refuses to specialize (capture breaks instead).
 """
 
@@ -60,8 +61,9 @@ class ScalarVar(Var):
 
     def as_constant(self) -> Any:
         if self.is_runtime_only():
-            raise unsupported(BreakCategory.DATA_DEPENDENT, "a Python number carried through a folded while "
-                              "loop is known only at run time")
+            raise unsupported(BreakCategory.DATA_DEPENDENT, "a Python number the graph computes (int()/float()/"
+                              "math of an array value, a draw, a value carried through a folded loop) is known "
+                              "only at run time")
         for root in self.roots:
             if root._install_guard is not None:
                 install, root._install_guard = root._install_guard, None

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+import minidynamo as md
+
 from tests.conftest import check
 
 
@@ -57,3 +59,45 @@ def test_math_raising_on_a_graph_scalar_reaches_the_handler_and_branches_break()
     assert all(reason.category == "data_dependent" for reason in r.reasons)    # `> 0.5` needs the value
     check(lambda z: math.sqrt(z.sum()), np.ones(2, complex))                      # complex: TypeError eagerly
     check(lambda z: math.exp(z.max()), np.array([1.0, 1000.0]))                  # OverflowError eagerly
+
+
+def accuracy_and_loss(outs, labels, x):
+    # Nielsen's Network.evaluate: sum(int(x == y) for ...) over argmaxes; float()/int() of graph scalars
+    hits = sum(int(np.argmax(o) == y) for o, y in zip(outs, labels))
+    loss = float(np.sum(x ** 2))
+    return hits, loss / 2, x * loss, int(x.max()) + 1, float(int(x.min())), int(np.float32(2.5) * x[0])
+
+
+def test_int_and_float_of_a_graph_scalar_are_python_numbers_the_graph_returns():
+    outs = [np.eye(3)[i % 3] for i in range(4)]
+    x = np.arange(1.0, 4.0)
+    r = check(accuracy_and_loss, outs, [0, 1, 0, 0], x, calls=[(outs[::-1], [0, 1, 0, 0], -x)]).assert_no_breaks()
+    assert r.graphs[0].ops().get("int") == 7 and r.graphs[0].ops().get("float") == 2
+    res = md.compile(accuracy_and_loss)(outs, [0, 1, 0, 0], x)
+    assert [type(v) for v in (res[0], res[1], res[3], res[4], res[5])] == [int, float, int, float, int]
+
+
+def int_then_branch(x):
+    k = int(x.sum())
+    if k > 3:               # needs the value: the break is here, not at int()
+        return x + k
+    return x - k
+
+
+def test_a_branch_on_an_int_of_a_graph_scalar_breaks_there():
+    r = check(int_then_branch, np.ones(5), calls=[(np.ones(2),), (np.full(5, 0.5),)])
+    assert r.reasons and all("int(" not in reason.source_line or "if" in reason.source_line for reason in r.reasons)
+
+
+def int_of_nan(x, fallback):
+    x[0] = 1.0                  # a write before the conversion that raises: done once
+    try:
+        return int(x.sum() / x[1])          # ValueError for 0/0 (nan), OverflowError for 1/0 (inf)
+    except (ValueError, OverflowError) as e:
+        return fallback, type(e).__name__
+
+
+def test_int_of_nan_or_inf_raises_as_eagerly():
+    with np.errstate(all="ignore"):
+        check(int_of_nan, np.array([0.0, 2.0]), -1, calls=[(np.array([0.0, 0.0]), -1), (np.array([5.0, 0.0, 1.0]), 7)])
+        check(lambda x: int(x.sum() / x[1]), np.array([0.0, 0.0]))

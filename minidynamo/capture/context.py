@@ -40,7 +40,7 @@ from .variables.errstate import ErrstateClassVar
 from .variables.rng import RNG_TYPES, RngClassVar, RngVar, rng_input
 from .variables.scalar import SCALAR_TYPES, ScalarVar
 from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*, itertools.* ... in BUILTINS)
-from .variables import sets  # noqa: F401  (registers set in BUILTINS)
+from .variables.sets import SourcedSetVar  # (the module registers set in BUILTINS)
 from ..signatures import code_signature
 from .breaks import BreakCategory
 
@@ -158,6 +158,9 @@ class CaptureContext:
             return ConstVar(value, source, lambda: self.guard(G.guard_constant(expr, value, desc)))
         if t in (list, tuple, dict):
             return self._wrap_container(value, source)
+        if t in (set, frozenset):       # read through guards on what capture reads (variables/sets.py)
+            self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
+            return SourcedSetVar(value, source)
         if isinstance(value, types.ModuleType) and value in _LIBRARIES:
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             return LibraryModuleVar(value, source)

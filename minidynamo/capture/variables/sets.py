@@ -16,6 +16,7 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any
 
+from ... import guards as G
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .builtins import builtin
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 _ITEM_TYPES = (int, float, complex, str, bytes, bool, type(None), tuple, frozenset)
 _BINARY = {"|": operator.or_, "&": operator.and_, "-": operator.sub, "^": operator.xor}
 _INPLACE = {"|=": operator.ior, "&=": operator.iand, "-=": operator.isub, "^=": operator.ixor}
+_MUTATORS = {"add", "discard", "remove", "pop", "clear", "update", "intersection_update", "difference_update",
+             "symmetric_difference_update"}
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
             ">=": operator.ge}
 
@@ -184,6 +187,9 @@ def _part(frame: "Frame", value: Var) -> tuple:
         if not all(_is_plain_constant(v) for v in const):
             raise unsupported(BreakCategory.UNSUPPORTED, "a set of items that are not plain constants")
         return ("const", const)
+    if isinstance(value, SourcedSetVar):
+        # its table is the caller's (merged as a table by CPython): not something a replay can rebuild
+        raise unsupported(BreakCategory.UNSUPPORTED, "a set operation on a set from before the call")
     if value.python_type() in (dict,) or hasattr(value, "dict"):
         # CPython sizes the table for a dict's length before adding its keys: not the same as adding them
         raise unsupported(BreakCategory.UNSUPPORTED, "a set made from a dict or a dict view")
@@ -216,6 +222,49 @@ class SetIteratorVar(ListIteratorVar):
     def reconstruct(self, out: Any) -> str:
         self._unchanged()
         return f"{out.constant(iter_at)}({out.value(self.set)}, {self.pos})"
+
+
+class SourcedSetVar(Var):
+    """A set or frozenset from before the call (an argument, a global, an attribute), read through guards
+    on exactly what capture reads: `k in s` (its answer), `len(s)`, truth, and for iteration `tuple(s)`,
+    item by item in the set's own order. Changing it, or a set operation with it, is left to plain Python."""
+
+    def __init__(self, value: Any, source: Any) -> None:
+        self.value, self.source = value, source
+
+    def describe(self) -> str:
+        return f"{type(self.value).__name__} from {self.source.describe()}"
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def _len(self, frame: "Frame") -> int:
+        frame.ctx.guard([G.Guard(self.source.expr(), G.GuardKind.LEN, len(self.value), self.source.describe())])
+        return len(self.value)
+
+    def length(self, frame: "Frame") -> int:
+        return self._len(frame)
+
+    def as_bool(self, frame: "Frame") -> bool:
+        return bool(self._len(frame))
+
+    def contains(self, frame: "Frame", item: Var) -> Var:
+        key = _item(item)
+        found = key in self.value
+        expr = f"({frame.ctx.bind(key)} in {self.source.expr()})"
+        frame.ctx.guard(G.guard_constant(expr, found, f"{key!r} in {self.source.describe()}"))
+        return ConstVar(found)
+
+    def iterate(self, frame: "Frame") -> list[Var]:
+        items = tuple(self.value)
+        if not all(_is_plain_constant(v) for v in items):
+            raise unsupported(BreakCategory.UNSUPPORTED, f"iterating {self.describe()}: items are not plain constants")
+        frame.ctx.guard(G.guard_constant(f"tuple({self.source.expr()})", items, f"the items of {self.source.describe()}"))
+        return [wrap_constant(v) for v in items]
+
+    def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
+        raise unsupported(BreakCategory.SIDE_EFFECT if name in _MUTATORS else BreakCategory.CALL,
+                          f"{type(self.value).__name__}.{name}() on {self.describe()}")
 
 
 @builtin(set)

@@ -143,3 +143,33 @@ def test_a_set_live_across_a_break():
     check(across_a_break, np.ones(3), ["q", "w", "q"], calls=[(np.ones(3), ["e"])])
     eager, compiled = _orders(across_a_break, np.ones(3), [f"n{i}" for i in range(12)])
     assert eager == compiled
+
+
+VALID_MODES = {"mean", "sum", "max"}
+FROZEN = frozenset({3, 1, 2})
+
+
+def uses_sets_from_outside(x, mode, allowed):
+    if mode not in VALID_MODES:                 # a global set: `in` guarded on its answer
+        raise ValueError(f"bad mode {mode}")
+    out = x * len(allowed)                      # an argument set: its length guarded
+    for k in FROZEN:                            # a global frozenset iterated: items guarded in order
+        out = out + k
+    return out, sorted(allowed), 7 in allowed
+
+
+def test_sets_from_before_the_call_are_read_through_guards():
+    res = check(uses_sets_from_outside, np.ones(2), "sum", {1, 7, 9},
+                calls=[(np.ones(2), "max", {1, 7, 9}), (np.ones(2), "sum", {2, 3}),
+                       (np.ones(2), "median", {1}), (np.ones(2), "sum", {1, 8, 9})])
+    assert all("raise ValueError" in r.source_line for r in res.reasons)     # only the bad mode's raise breaks
+    assert any(r.graph is not None and r.graph.count() for r in res.records)
+    compiled = md.compile(uses_sets_from_outside)
+    compiled(np.ones(2), "sum", {1, 7, 9})
+    VALID_MODES.add("median")                   # the guard on `mode in VALID_MODES` fails: a new capture
+    try:
+        check(uses_sets_from_outside, np.ones(2), "median", {1, 7, 9}, compiled=compiled)
+    finally:
+        VALID_MODES.discard("median")
+    check(uses_sets_from_outside, np.ones(2), "median", {1, 7, 9}, compiled=compiled)   # ValueError again
+    assert md.stats(compiled).captures >= 2

@@ -75,3 +75,22 @@ def test_tracing_versus_scripting_rows_for_the_seed_examples():
             assert program[fe].outcome.captured and program[fe].outcome.equal, fe
     assert cond["compile"].folded == 1 and cond["compile"].outcome.breaks == 0
     assert cond["compile:no-auto_cond"].outcome.breaks == 1 and loop["compile"].folded == 1
+
+
+def test_guard_cost_variants_are_made_from_the_dispatchers_own_source():
+    """benchmarks/guard_cost.py rewrites the settled dispatcher's text: it must still find the guard, and each
+    variant must take the entry (the same result as the dispatcher) on the call it times. Times nothing."""
+    import minidynamo as md
+    from benchmarks import guard_cost
+    from benchmarks.sizes import Recurrent
+    layer = Recurrent(1, 16)
+    cstep = md.compile(Recurrent.step)
+    x = np.random.default_rng(0).random((1, 16))
+    for _ in range(4):
+        cstep(layer, x)
+    fns = guard_cost.variants(cstep)
+    assert set(fns) == {"compiled", "type checks only", "no guard"}
+    for name, fn in fns.items():
+        before = len(layer.derived_variables["C"])
+        out = fn(layer, x)
+        assert out is not None and out is layer.h and len(layer.derived_variables["C"]) == before + 1, name

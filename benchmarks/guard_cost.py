@@ -15,12 +15,8 @@ import statistics
 import sys
 import warnings
 
-import numpy as np
-
-import minidynamo as md
-
 from .report import table, write
-from .sizes import RECURRENT_SIZES, Recurrent
+from .sizes import RECURRENT_SIZES, Recurrent, settled_recurrent
 from .timing import interleaved
 
 _GUARD = re.compile(r"___hit = True if \((.*)\) else False")
@@ -53,15 +49,10 @@ def variants(cstep) -> dict[str, object]:
 
 
 def measure(batch: int, d: int, rounds: int) -> dict[str, float]:
-    layer, eager_layer = Recurrent(batch, d), Recurrent(batch, d)
-    cstep = md.compile(Recurrent.step)
-    xs = [np.random.default_rng(i).random((batch, d)) for i in range(50)]
+    layer, eager_layer, cstep, x = settled_recurrent(None, 50, batch, d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for x in xs:
-            cstep(layer, x)
         fns = variants(cstep)
-        x = xs[0]
         if any(f(layer, x) is None for f in fns.values()):
             raise RuntimeError("a variant missed: the dispatcher's source is not what this script expects")
         candidates = {"eager": lambda: Recurrent.step(eager_layer, x)}

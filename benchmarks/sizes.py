@@ -96,7 +96,8 @@ def _sweep(fn, calls, dynamic) -> tuple[int, float]:
     return len(records), sum(r.seconds for r in records)
 
 
-def _recurrent(dynamic, steps: int, batch: int, d: int) -> tuple[int, float, float]:
+def settled_recurrent(dynamic, steps: int, batch: int, d: int) -> tuple:
+    """(layer, eager layer, compiled step, an input): the compiled step called `steps` times on fresh inputs."""
     layer, eager_layer = Recurrent(batch, d), Recurrent(batch, d)
     cstep = md.compile(Recurrent.step, dynamic=dynamic)
     xs = [np.random.default_rng(i).random((batch, d)) for i in range(steps)]
@@ -104,8 +105,14 @@ def _recurrent(dynamic, steps: int, batch: int, d: int) -> tuple[int, float, flo
         warnings.simplefilter("ignore", RuntimeWarning)
         for x in xs:
             cstep(layer, x)
-        records = _all_records(cstep)
-        x = xs[0]
+    return layer, eager_layer, cstep, xs[0]
+
+
+def _recurrent(dynamic, steps: int, batch: int, d: int) -> tuple[int, float, float]:
+    layer, eager_layer, cstep, x = settled_recurrent(dynamic, steps, batch, d)
+    records = _all_records(cstep)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         t = interleaved({"eager": lambda: Recurrent.step(eager_layer, x), "compiled": lambda: cstep(layer, x)},
                         rounds=21, batch_ns=2e6)
     ratio = statistics.median(c / e for c, e in zip(t["compiled"], t["eager"]))

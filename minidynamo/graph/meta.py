@@ -149,6 +149,12 @@ def probe(value: Any, shape: tuple[int, ...] | None = None) -> Any:
     return np.ones(shape, value.dtype)
 
 
+def reject_value_dims(items: Any, what: str) -> None:
+    """Sizes given by 0-d integer arrays (`np.zeros((n, y.max() + 1))`): the shape depends on the values."""
+    if any(is_spec(v) and v.ndim == 0 and v.dtype.kind in "iu" for v in items):
+        raise DataDependentShape(f"{what} comes from array values")
+
+
 def run_probe(what: str, fn: Callable, *args: Any, **kwargs: Any) -> Any:
     """Call fn on probe arguments with warnings silenced; NumPy's own errors become MetaError."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec, PyScalarSpec
-from .meta import DataDependentShape, MetaError, as_spec, broadcast, is_spec, run_probe
+from .meta import DataDependentShape, MetaError, as_spec, broadcast, is_spec, reject_value_dims, run_probe
 
 # name -> names of the array-valued parameters (before `size`), in NumPy's order
 DRAWS: dict[str, tuple[str, ...]] = {
@@ -48,6 +48,7 @@ def unit_probe(value: Any) -> Any:
 def size_shape(size: Any) -> tuple[int, ...] | None:
     if size is None:
         return None
+    reject_value_dims(size if isinstance(size, (tuple, list)) else (size,), "size")
     try:
         return (operator.index(size),)
     except TypeError:
@@ -104,6 +105,7 @@ def dims_meta(name: str) -> Callable[..., ArraySpec]:
     """rand(d0, d1, ...) / randn(...): the dims are the shape."""
 
     def rule(*dims: Any) -> ArraySpec:
+        reject_value_dims(dims, "a dimension")
         shape = tuple(operator.index(d) for d in dims)
         res = run_probe(f"random.{name}", getattr(_private(), name), *(min(d, 1) for d in shape))
         return _result(name, res, shape)
@@ -160,4 +162,10 @@ def shuffle_meta(x: Any) -> None:
     """Shuffles an array in place along its first axis."""
     if not is_spec(x) or x.scalar or x.ndim == 0:
         raise MetaError("random.shuffle: unsupported: only arrays of at least one dimension")
+    return None
+
+
+def seed_meta(seed: Any = None) -> None:
+    """np.random.seed(seed) resets the global state: the seed's checks (type, range) on a private RandomState."""
+    run_probe("random.seed", _private().seed, unit_probe(seed))
     return None

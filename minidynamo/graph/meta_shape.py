@@ -19,16 +19,15 @@ import numpy as np
 from .ir import ArraySpec
 from .meta_index import slice_length
 from .symbolic import Sym
-from .meta import (DataDependentShape, MetaError, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
-                   reject_keywords, result_dtype, run_probe)
+from .meta import (MetaError, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
+                   reject_keywords, reject_value_dims, result_dtype, run_probe)
 
 
 def int_tuple(value: Any, what: str) -> tuple[int, ...]:
     """An int or a sequence of ints (symbolic ints stay symbols) as a tuple; TypeError-like MetaError
     otherwise."""
     items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    if any(is_spec(v) and v.ndim == 0 and v.dtype.kind in "iu" for v in items):   # np.zeros((n, y.max() + 1))
-        raise DataDependentShape(f"{what} comes from array values")
+    reject_value_dims(items, what)
     try:
         return tuple(v if isinstance(v, Sym) else operator.index(v) for v in items)
     except TypeError:

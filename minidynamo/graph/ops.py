@@ -314,6 +314,7 @@ for _name, _meta in (("randint", RND.randint_meta), ("choice", RND.choice_meta),
     _op(f"random.{_name}", getattr(np.random, _name), _meta, functions=(getattr(np.random, _name),), random=True)
 _op("random.shuffle", np.random.shuffle, RND.shuffle_meta, functions=(np.random.shuffle,), random=True,
     mutates=(0,))
+_op("random.seed", np.random.seed, RND.seed_meta, functions=(np.random.seed,), random=True)
 
 
 # ---- generator objects: `np.random.default_rng(seed)` makes one in the graph; the methods of a Generator or
@@ -343,7 +344,7 @@ def rng_method(rng_type: type, name: str) -> OpDef | None:
 
 
 _GLOBAL_DRAWS = frozenset(f"random.{n}" for n in (*RND.DRAWS, *RND.DIMS_DRAWS, "randint", "choice",
-                                                  "permutation", "shuffle"))
+                                                  "permutation", "shuffle", "seed"))
 
 
 def uses_global_rng(node_op: str) -> bool:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
+from minidynamo.capture.breaks import BreakCategory
 from tests.conftest import check
 
 X = np.linspace(-1.0, 2.0, 12)
@@ -253,6 +254,22 @@ def test_a_draw_refusing_its_array_parameter_raises_as_eagerly():
     _eager_and_compiled(dropout_and_other_distributions, np.ones((4, 3)), 0.5, np.array([-1.0]), np.ones((1, 2)))
 
 
+def seeded_dropout(x, param):
+    # cs231n's dropout_forward: a seed in the parameters resets the global stream before the mask
+    if "seed" in param:
+        np.random.seed(param["seed"])
+    return x * (np.random.rand(*x.shape) < param["p"]) / param["p"], np.random.randint(9)
+
+
+def test_seed_is_an_ordered_op_and_the_stream_matches():
+    for param in ({"p": 0.5, "seed": 3}, {"p": 0.5}, {"p": 0.5, "seed": -1}, {"p": 0.5, "seed": 2**32}):
+        _eager_and_compiled(seeded_dropout, np.ones((3, 4)), param)     # -1 and 2**32: ValueError as eagerly
+    explained = md.explain(seeded_dropout)(np.ones((3, 4)), {"p": 0.5, "seed": 3})
+    assert explained.graph_break_count == 0
+    assert [n.op for n in explained.graphs[0].nodes if n.op.startswith("random.")] == \
+        ["random.seed", "random.rand", "random.randint"]
+
+
 def draws_from_a_range(x, n):
     # k-means / random-subset style: an item of range(n), subsets of it, a pick from a literal list
     i = np.random.choice(range(n))
@@ -345,3 +362,16 @@ def test_nan_to_num_and_column_stack_are_ops():
 def test_column_stack_of_mismatched_rows_raises_as_eagerly():
     check(cross_entropy_and_lstm_input, np.ones((2, 1)) / 2, np.ones((2, 1)), np.ones((2, 4)), np.ones((1, 3)),
           np.ones(3))
+
+
+def weights_for_the_labels(X, y):
+    # cs231n's LinearClassifier.train: the class count is the labels' maximum plus one
+    W = 0.001 * np.random.randn(X.shape[1], np.max(y) + 1)
+    return X @ W, np.random.normal(size=(2, np.max(y) + 1))
+
+
+def test_random_dims_from_array_values_are_a_data_dependent_break():
+    _eager_and_compiled(weights_for_the_labels, np.ones((4, 3)), np.array([0, 1, 2, 1]))
+    reasons = md.explain(weights_for_the_labels)(np.ones((4, 3)), np.array([0, 1, 2, 1])).break_reasons
+    assert reasons and all(r.category == BreakCategory.DATA_DEPENDENT and "comes from array values" in r.message
+                           for r in reasons), reasons

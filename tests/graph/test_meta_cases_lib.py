@@ -211,6 +211,9 @@ def random_case(draw, name: str):
         return (draw(st.one_of(st.integers(-1, 4), arrays(shape_st=small_shapes))),), {}
     if name == "shuffle":
         return (draw(arrays(scalar_ok=False)),), {}
+    if name == "seed":
+        return (draw(st.one_of(st.none(), st.integers(-1, 2**32), st.just(1.5), st.lists(st.integers(0, 9)),
+                               arrays(shape_st=small_shapes, dtype=np.int64))),), {}
     constants = st.sampled_from([0.5, 1, 2.0, -1.0])
     # a probability or an integer count in an array is checked by value when the graph runs: constants only
     value = constants if name in VALUE_CHECKED_DRAWS else st.one_of(

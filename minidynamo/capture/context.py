@@ -55,6 +55,12 @@ _CONSTANT_TYPES = (int, float, complex, bool, str, bytes, type(None), type(Ellip
 _LIBRARIES = (np, np.linalg, np.fft, np.random, math)
 
 
+def _plain_key(key: Any) -> bool:
+    """A dict key whose repr, in a guard (`d[(0, 1)]`, `(0, 1) in d`), is an expression for an equal key: a str,
+    an int, or a tuple of them (a cache keyed by `(i, j)`)."""
+    return type(key) in (str, int) or type(key) is tuple and all(map(_plain_key, key))
+
+
 class CaptureContext:
     """State shared by the root frame and every inlined frame of one capture."""
 
@@ -297,8 +303,9 @@ class CaptureContext:
         expr, desc = source.expr(), source.describe()
         self.guard([G.Guard(expr, G.GuardKind.TYPE, type(value), desc)])
         if type(value) is dict:
-            if not all(type(k) in (str, int) for k in value):
-                raise unsupported(BreakCategory.UNSUPPORTED, f"dict {desc} has keys that are not str/int")
+            if not all(map(_plain_key, value)):
+                raise unsupported(BreakCategory.UNSUPPORTED, f"dict {desc} has keys that are not str/int "
+                                                             "(or tuples of them)")
             return self._dedupe_mutable(value, source, lambda: LazyDictVar(self, value, source))
         length = [G.Guard(expr, G.GuardKind.LEN, len(value), desc)]
         if type(value) is tuple:

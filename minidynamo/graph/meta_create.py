@@ -242,9 +242,13 @@ def _literal(value: Any) -> bool:
     return type(value) in (bool, int, float, complex)
 
 
-def array_meta(obj: Any, dtype: Any = None) -> ArraySpec:
+def array_meta(obj: Any, dtype: Any = None, *, copy: Any = True) -> ArraySpec:
     """np.array / np.asarray of an array (same shape; a copy or the array itself) or of a Python literal
-    (probed on the literal itself, which is already in memory). Always an ndarray, never a NumPy scalar."""
+    (probed on the literal itself, which is already in memory). Always an ndarray, never a NumPy scalar.
+    copy=True is np.array's default, spelled out (ILearnDeepLearning's layers keep `np.array(x, copy=True)`);
+    copy=False/None may return the input itself, which is not modelled."""
+    if copy is not True:
+        raise MetaError("array(): unsupported: copy= other than True (the result may be the input itself)")
     if is_spec(obj):
         spec = as_spec(obj)
         return ArraySpec(spec.shape, spec.dtype if dtype is None else _dtype(dtype, source=spec.dtype))

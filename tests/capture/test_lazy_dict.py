@@ -132,3 +132,20 @@ def test_setdefault_of_an_existing_key_guards_that_key_alone():
     assert res.stats.captures == 2      # the dict without the keys is a new capture, not a wrong reuse
     first = "\n".join(str(g) for g in res.records[0].entry.guards)
     assert "keys()" not in first
+
+
+def pool_masks(cache, x):
+    # ILearnDeepLearning's MaxPoolLayer: a mask per window kept in a dict keyed by (i, j)
+    for i in range(2):
+        for j in range(2):
+            cache[(i, j)] = x[i, j] * 2
+    return x.sum() + cache[(0, 1)].sum() + cache.get((5, 5), 0) + len(cache)
+
+
+def test_a_dict_keyed_by_tuples_of_ints_is_captured():
+    x = np.arange(12.0).reshape(2, 2, 3)
+    calls = [({(0, 1): np.ones(3)}, x), ({(0, 0): 1.0, "a": 2, (5, 5): 3.0}, x), ({((1, "b"), 2): 0}, x)]
+    res = check(pool_masks, {}, x, calls=calls)
+    assert not res.reasons, res.reasons
+    res = check(pool_masks, {(0, 1.5): 1}, x)          # a float inside a key: not captured, a break
+    assert res.reasons

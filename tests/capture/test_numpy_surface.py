@@ -375,3 +375,17 @@ def test_random_dims_from_array_values_are_a_data_dependent_break():
     reasons = md.explain(weights_for_the_labels)(np.ones((4, 3)), np.array([0, 1, 2, 1])).break_reasons
     assert reasons and all(r.category == BreakCategory.DATA_DEPENDENT and "comes from array values" in r.message
                            for r in reasons), reasons
+
+
+def kept_copies(x, da):
+    # ILearnDeepLearning's layers: `self._a_prev = np.array(a_prev, copy=True)`
+    a = np.array(x, copy=True)
+    a[0] = 5.0
+    return a, np.array(da, copy=True) * 2, x
+
+
+def test_array_with_copy_true_is_an_op():
+    r = check(kept_copies, np.arange(4.0), np.ones(3))
+    assert not r.reasons and [n.op for n in r.graphs[0].nodes].count("array") == 2
+    r = check(lambda x: np.array(x, copy=False) is x, np.arange(4.0))       # may be x itself: a break
+    assert r.reasons

@@ -1,4 +1,5 @@
-"""Meta rules of `x[index]` and `x[index] = value`, following NumPy's indexing rules.
+"""Meta rules of `x[index]` and `x[index] = value`, following NumPy's indexing rules (and np.take, an index along
+one axis).
 
 Imports numpy and graph.meta only. An index item is an int (Python, NumPy, or an integer ArraySpec of 0
 dimensions whose value is unknown), a slice of ints, None, Ellipsis, an integer array (ArraySpec or a
@@ -17,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import PYTHON_SCALARS, DataDependentShape, MetaError, broadcast, is_spec, probe, run_probe
+from .meta import (PYTHON_SCALARS, DataDependentShape, MetaError, as_spec, broadcast, is_spec, normalize_axis,
+                   probe, run_probe)
 from .symbolic import Sym, has_symbols
 
 
@@ -282,3 +284,29 @@ def setitem_meta(x: Any, index: Any, value: Any) -> None:
     else:
         run_probe("setitem", operator.setitem, np.ones(1, x.dtype), 0, probe(value, ()))
     return None
+
+
+def take_meta(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: Any = "raise") -> ArraySpec:
+    """np.take / a.take with mode='raise': `a[(:,) * axis + (indices,)]` (of the flattened array without an
+    axis), so indexing's rule gives the shape, the NumPy-scalar result and the out-of-range refusals."""
+    if out is not None or mode != "raise":
+        raise MetaError(f"take: unsupported: {'out=' if out is not None else f'mode={mode!r}'}")
+    if isinstance(indices, (range, tuple)):
+        indices = list(indices)
+    if _has_bool(indices):
+        raise MetaError("take: unsupported: boolean indices (take casts them to 0/1)")
+    x = as_spec(a)
+    if axis is None or x.ndim == 0:      # (NumPy takes from a 0-d array as from its one-item ravel)
+        x = ArraySpec((x.size,), x.dtype)
+    if axis is None:
+        return getitem_meta(x, indices)
+    ax = normalize_axis(axis, x.ndim)
+    return getitem_meta(ArraySpec(x.shape, x.dtype), (slice(None),) * ax + (indices,))
+
+
+def _has_bool(value: Any) -> bool:
+    if is_spec(value):
+        return value.dtype.kind == "b"
+    if isinstance(value, list):
+        return any(map(_has_bool, value))
+    return isinstance(value, (bool, np.bool_))

@@ -378,6 +378,7 @@ METHODS["copy"] = OpDef("copy", _method("copy"), C.copy_method_meta)
 
 # ---- indexing -------------------------------------------------------------------------------------------
 _op("getitem", operator.getitem, X.getitem_meta)
+_op("take", np.take, X.take_meta, functions=(np.take,), methods=("take",))
 _op("setitem", operator.setitem, X.setitem_meta, mutates=(0,))
 
 

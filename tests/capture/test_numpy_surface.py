@@ -389,3 +389,22 @@ def test_array_with_copy_true_is_an_op():
     assert not r.reasons and [n.op for n in r.graphs[0].nodes].count("array") == 2
     r = check(lambda x: np.array(x, copy=False) is x, np.arange(4.0))       # may be x itself: a break
     assert r.reasons
+
+
+def batches_by_take(x, y, bs):
+    # ILearnDeepLearning's generate_batches, consumed by enumerate as its SequentialModel.train does
+    def generate_batches(x, y, batch_size):
+        for i in range(0, x.shape[0], batch_size):
+            yield (x.take(indices=range(i, min(i + batch_size, x.shape[0])), axis=0),
+                   y.take(indices=range(i, min(i + batch_size, y.shape[0])), axis=0))
+    sums = [a.sum() * idx + b.sum() for idx, (a, b) in enumerate(generate_batches(x, y, bs))]
+    return sums, np.take(x, 3), np.take(x, [[0, 1]], axis=1), x.take(-1, axis=0), np.take(x[0], np.zeros(2, int))
+
+
+def test_take_is_an_op():
+    x, y = np.arange(30.0).reshape(10, 3), np.arange(10.0)
+    r = check(batches_by_take, x, y, 4, calls=[(x[:7].copy(), y[:7].copy(), 3)])
+    assert not r.reasons and r.graphs[0].ops().get("take") == 10
+    check(lambda x: x.take(12), x)                                   # out of range: IndexError as eagerly
+    check(lambda x, i: np.take(x, i, axis=0), x, np.array([0, 11]))  # found when the graph runs
+    assert check(lambda x: np.take(x, [True, False]), y).reasons      # bools are 0/1 to take: a break

@@ -228,6 +228,17 @@ def round_case(draw):
 
 
 @st.composite
+def take_case(draw):
+    x = draw(arrays(shape_st=st.lists(st.integers(1, 3), max_size=3).map(tuple)))    # indices 0 are in range
+    idx = draw(st.one_of(st.integers(-4, 4), st.lists(st.integers(-4, 4), max_size=3), st.just(range(2)),
+                         st.just((0, -1)), st.just([[0, 0]]), st.just([True, False]), st.just([]),
+                         arrays(shape_st=small_shapes, dtype=np.intp, fill="zeros"),
+                         arrays(shape=(2,), dtype=np.float64, fill="zeros")))
+    return (x, idx), draw(optional(axis=st.one_of(st.none(), st.integers(-3, 3)),
+                                   mode=st.sampled_from(["raise", "clip"])))
+
+
+@st.composite
 def nan_to_num_case(draw):
     fills = st.sampled_from([0.0, 1, -2.5, 1e300, True, None, "x"])
     return (draw(st.one_of(arrays(), pyscalars)),), draw(optional(nan=fills, posinf=fills, neginf=fills))
@@ -550,7 +561,7 @@ _REDUCTIONS = ("sum", "prod", "mean", "max", "min", "argmax", "argmin", "std", "
 CASES = {name: ufunc_case(uf) for name, uf in UFUNCS.items()}
 CASES.update({name: reduction_case(name) for name in _REDUCTIONS})
 CASES.update({
-    "clip": clip_case(), "round": round_case(), "nan_to_num": nan_to_num_case(),
+    "clip": clip_case(), "round": round_case(), "nan_to_num": nan_to_num_case(), "take": take_case(),
     "reshape": reshape_case(), "transpose": transpose_case(),
     "swapaxes": _x_and(_int_axis, _int_axis),
     "moveaxis": _x_and(_axes, _axes),

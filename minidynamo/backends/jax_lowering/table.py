@@ -30,6 +30,7 @@ NOT_LOWERED: dict[str, str] = {
     "empty_like": "uninitialized memory: its contents are whatever NumPy's allocator hands out",
     "column_stack": "not lowered yet: runs on NumPy in a piece of its own (a join XLA would do as concatenate)",
     "nan_to_num": "not lowered yet: runs on NumPy (its replacement values for inf depend on the dtype's limits)",
+    "take": "jnp.take clips or fills out-of-range indices where NumPy raises IndexError (mode='raise')",
     **ufuncs.NOT_LOWERED,
     **numpy_surface_not_lowered(REGISTRY),
 }

@@ -119,6 +119,8 @@ NOT_LOWERED: dict[str, str] = {
     "column_stack": "not checked against dask.array yet (runs on NumPy)",
     "nan_to_num": "not checked against dask.array yet (runs on NumPy)",
     "take": "dask.array.take has no mode='raise' bounds check (runs on NumPy)",
+    **{name: "writes into an array through a boolean mask in place (runs on NumPy)"
+       for name in REGISTRY if name.startswith("masked_")},
     "pad": "dask.array.pad supports only some of NumPy's modes",
     "copy": "np.copy of a dask array returns an ndarray (the method x.copy() lowers)",
     **{n: "writes into its left operand in place; a dask array is rebuilt instead" for n in INPLACE_NAMES},

@@ -310,3 +310,19 @@ def _has_bool(value: Any) -> bool:
     if isinstance(value, list):
         return any(map(_has_bool, value))
     return isinstance(value, (bool, np.bool_))
+
+
+def masked_update_meta(iop: Any) -> Any:
+    """`x[mask] op= value` for a boolean mask of x's own shape and a number (`dX[X < 0] *= a`): x is updated in
+    place, whatever the True count; the in-place operator's casting errors come from a one-item probe."""
+
+    def rule(x: Any, mask: Any, value: Any) -> None:
+        if not is_spec(x) or x.scalar or not is_spec(mask) or mask.dtype.kind != "b" or mask.shape != x.shape:
+            raise MetaError(f"masked {iop.__name__}: unsupported: needs a boolean mask of the array's shape")
+        if is_spec(value) and value.ndim != 0 or not is_spec(value) and not isinstance(value, PYTHON_SCALARS):
+            raise MetaError(f"masked {iop.__name__}: unsupported: a value that is not a number")
+        run_probe(f"masked {iop.__name__}", iop, np.ones(1, x.dtype), probe(value))
+        return None
+
+    rule.__name__ = f"masked_{iop.__name__}_meta"
+    return rule

@@ -379,6 +379,19 @@ METHODS["copy"] = OpDef("copy", _method("copy"), C.copy_method_meta)
 # ---- indexing -------------------------------------------------------------------------------------------
 _op("getitem", operator.getitem, X.getitem_meta)
 _op("take", np.take, X.take_meta, functions=(np.take,), methods=("take",))
+
+
+def _masked_update(iop: Callable) -> Callable:
+    def masked_update(x: Any, mask: Any, value: Any) -> None:
+        x[mask] = iop(x[mask], value)       # what `x[mask] op= value` runs: the same NumPy calls
+    masked_update.__name__ = f"masked_{iop.__name__}"
+    return masked_update
+
+
+# `x[mask] op= number` (capture/masked_updates.py): the statement as one op writing into x
+MASKED_UPDATES = {iop: _op(f"masked_{iop.__name__}", _masked_update(iop), X.masked_update_meta(iop), mutates=(0,))
+                  for iop in (operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv,
+                              operator.imod, operator.ipow, operator.iand, operator.ior, operator.ixor)}
 _op("setitem", operator.setitem, X.setitem_meta, mutates=(0,))
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from minidynamo.graph import ops
 from minidynamo.graph.ir import ArraySpec
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int32, np.int64, np.float32, np.float64, np.complex128)]
@@ -236,6 +237,14 @@ def take_case(draw):
                          arrays(shape=(2,), dtype=np.float64, fill="zeros")))
     return (x, idx), draw(optional(axis=st.one_of(st.none(), st.integers(-3, 3)),
                                    mode=st.sampled_from(["raise", "clip"])))
+
+
+@st.composite
+def masked_update_case(draw):
+    x = draw(arrays(scalar_ok=False))
+    mask = draw(st.one_of(arrays(shape=x.shape, dtype=np.bool_, scalar_ok=False), arrays(dtype=np.bool_)))
+    value = draw(st.one_of(st.sampled_from([0.5, 2, 1.5, True, 3]), arrays(shape=(), scalar_ok=True)))
+    return (x, mask, value), {}
 
 
 @st.composite
@@ -581,6 +590,7 @@ CASES.update({
     "where": where_case(), "astype": astype_case(), "copy": copy_case(),
     "ascontiguousarray": copy_case(),
     "getitem": getitem_case(), "setitem": setitem_case(),
+    **{f"masked_{iop.__name__}": masked_update_case() for iop in ops.MASKED_UPDATES},
     "array": array_case(), "asarray": array_case(), "asanyarray": array_case(),
 })
 CASES.update({name: creation_case(name) for name in (

@@ -31,6 +31,8 @@ NOT_LOWERED: dict[str, str] = {
     "column_stack": "not lowered yet: runs on NumPy in a piece of its own (a join XLA would do as concatenate)",
     "nan_to_num": "not lowered yet: runs on NumPy (its replacement values for inf depend on the dtype's limits)",
     "take": "jnp.take clips or fills out-of-range indices where NumPy raises IndexError (mode='raise')",
+    **{name: "`x[mask] op= v` writes through a boolean mask in place: not lowered yet (runs on NumPy)"
+       for name in REGISTRY if name.startswith("masked_")},
     **ufuncs.NOT_LOWERED,
     **numpy_surface_not_lowered(REGISTRY),
 }

@@ -10,6 +10,7 @@ from bytecode import BinaryOp, Instr
 from ..breaks import BreakCategory
 from ..branches import fold_next_jump
 from ..frame import Frame
+from ..masked_updates import masked_update
 from ..variables.base import unsupported
 from ..variables.const import ConstVar
 from ..variables.containers import TupleVar
@@ -115,7 +116,9 @@ def call_intrinsic_1(frame: Frame, inst: Instr) -> None:
 
 @handler("BINARY_SUBSCR")
 def binary_subscr(frame: Frame, inst: Instr) -> None:
-    # (container, key -- container[key])
+    # (container, key -- container[key]); `x[mask] op= v` is taken whole (masked_updates.py)
+    if masked_update(frame, frame.stack[-2], frame.stack[-1]):
+        return
     key, container = frame.pop(), frame.pop()
     frame.push(container.getitem(frame, key))
 

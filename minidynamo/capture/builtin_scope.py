@@ -112,7 +112,6 @@ def builtin_var(ctx: Any, name: str, value: Any, globals_key: str, builtins_key:
     from .variables.const import ConstVar
     if value is None:   # `is None` would also hold with the name missing from both: NameError
         raise unsupported(BreakCategory.UNSUPPORTED, f"builtin {name!r} is None")
-    lookup = f"{globals_key}.get({name!r}, {builtins_key}.get({name!r}))"
     try:
         known = value in BUILTINS or value is print
     except TypeError:   # unhashable
@@ -124,4 +123,5 @@ def builtin_var(ctx: Any, name: str, value: Any, globals_key: str, builtins_key:
         ctx.guard([G.Guard(f"{name!r} in {globals_key}", G.GuardKind.EQUALS, False, f"a global {name!r}"),
                    G.Guard(f"{builtins_key}[{name!r}]", G.GuardKind.ID, value, f"builtin {name}")])
         return BuiltinVar(value) if known else ConstVar(value)
+    lookup = f"{globals_key}.get({name!r}, {builtins_key}.get({name!r}))"     # as LOAD_GLOBAL finds it
     return ctx.wrap(value, NamespaceSource(lookup, f"builtin {name}"))   # guarded as any value read

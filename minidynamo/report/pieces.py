@@ -27,8 +27,6 @@ class PieceKind(enum.Enum):
 
 _RESUME_NAME = re.compile(r"_at_L(\d+)_i(\d+)$")
 _STACK = re.compile(r"\b___stack(\d+)\b")
-# `G.get('n')` (a global that must stay unset), `G.get('n', B.get('n'))` (a builtin, as LOAD_GLOBAL finds it)
-_GLOBAL_GET = re.compile(r"^___\w*?G\d*\.get\((['\"])(\w+)\1(?:, ___\w*?B\d*\.get\(\1\2\1\))?\)$")
 # a builtin's two guards (capture/builtin_scope.py): `'n' in G` is False, `B['n']` is the value
 _BUILTIN = re.compile(r"^(?:(['\"])(?P<a>\w+)\1 in ___\w*?G\d*|___\w*?B\d*\[(['\"])(?P<b>\w+)\3\])$")
 
@@ -210,12 +208,9 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
     stack = _STACK.search(expr)
     if stack and piece is not None:
         return _stack_words(expr, kinds, name, piece, f"___stack{stack.group(1)}")
-    m = _GLOBAL_GET.match(expr)
-    if m and GuardKind.IS_NONE in kinds:
-        return f"no global `{m.group(2)}` is defined"
     b = re.fullmatch(r"builtin (\w+)", expr)        # (describe_guards' key for a builtin's two guards)
-    n = m.group(2) if m else b.group(1) if b else None
-    if n is not None and GuardKind.ID in kinds:
+    if b and GuardKind.ID in kinds:
+        n = b.group(1)
         return f"`{n}` is the builtin (no global shadows it)" if kinds[GuardKind.ID] is getattr(builtins, n, None) \
             else f"`{n}` is {short_repr(kinds[GuardKind.ID])} (no global shadows it)"
     if name.startswith("global "):

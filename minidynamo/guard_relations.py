@@ -6,7 +6,8 @@ guards of a check must hold together, and equality of ints is transitive, so wit
 joined by equality guards the largest lower bound implies every other one: the others are skipped. Nothing
 else is: an equality, a bound with no equal partner, or any other relation is always checked.
 `guards.failures` still evaluates every guard, so a failing check explains itself in full.
-Imports only the stdlib.
+Also here: identity relations (two values are, or are not, one object), read back from their guards for the
+words reports and failure reasons use. Imports only the stdlib.
 """
 
 from __future__ import annotations
@@ -55,3 +56,23 @@ def _is_read(node: ast.AST) -> bool:
             return False
         node = node.value
     return isinstance(node, ast.Name)
+
+
+def identity_relation(kind: str, expr: str, expected: object) -> tuple[str, str, bool] | None:
+    """(a, b, same) for a guard that two values are (same=True) or are not one object, `(a is b) == same`
+    (an EQUALS guard: capture.context._same_object), else None."""
+    if kind != "EQUALS" or type(expected) is not bool or " is " not in expr:
+        return None
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and isinstance(tree.ops[0], ast.Is)):
+        return None
+    return ast.unparse(tree.left), ast.unparse(tree.comparators[0]), expected
+
+
+def identity_failure(a: str, b: str, same: bool) -> str:
+    """Why an identity relation no longer holds, as what changed (not as `(a is b) == False`)."""
+    return f"{a} and {b} are two distinct objects now (captured as one object)" if same else \
+        f"{a} and {b} are one object now (captured as two distinct objects)"

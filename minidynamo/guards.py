@@ -24,7 +24,7 @@ import numpy as np
 
 from .errors import InternalError
 from .guard_reads import RELEASE_READS, Reads, canonical, compiled, prefixes as _prefixes  # noqa: F401 (re-exported)
-from .guard_relations import implied_bounds
+from .guard_relations import identity_failure, identity_relation, implied_bounds
 
 
 class GuardKind(enum.StrEnum):
@@ -463,6 +463,9 @@ def failures(guard_set: GuardSet, values: dict[str, Any]) -> list[str]:
 def _explain(g: Guard, name: str, value: Any) -> str | None:
     """None when the guard holds for `value`, else `<label>: expected ..., got ...`."""
     v, kind = g.expected, g.kind
+    relation = identity_relation(kind, g.expr, v)
+    if relation is not None:     # said as what changed, not as `(a is b) == False`
+        return None if value is v else identity_failure(*map(readable_expr, relation[:2]), v)
     if kind is TYPE:
         return None if type(value) is v else f"{_wrap('type', g, name)}: expected {short_repr(v)}, got {short_repr(type(value))}"
     if kind is ID:

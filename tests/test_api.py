@@ -223,7 +223,7 @@ def test_explain_fields_for_a_full_graph():
     assert "x.shape == (4, 3)" in out.guards and "w2.dtype == float64" in out.guards
     assert out.capture_time > 0
     text = str(out)
-    assert "1 graph(s), 0 graph break(s)" in text and "matmul" in text
+    assert "1 graph, 0 graph breaks" in text and "matmul" in text
 
 
 def test_explain_break_reason_fields():

@@ -415,10 +415,11 @@ class CaptureContext:
             for var in _scalar_vars(list(args) + list(kwargs.values())):
                 if type(var.value) is int:
                     var.as_constant()
-        if opdef.symbolic_ints and any(v.is_runtime_only() and type(v.value) is int
-                                       for v in _scalar_vars(list(args) + list(kwargs.values()))):
+        late = [v for v in _scalar_vars(list(args) + list(kwargs.values()))
+                if v.is_runtime_only() and type(v.value) is int] if opdef.symbolic_ints else []
+        if late:
             raise unsupported(BreakCategory.DATA_DEPENDENT, f"{opdef.name}: a size or bound from a Python "
-                              "number carried through a folded loop")
+                              f"number known only at run time ({late[0].runtime_origin()})")
         # Meta rules see arrays as specs and unspecialized scalars as their capture-time value (a weak
         # Python scalar, as NumPy treats them), or as their symbol when the rule understands symbols.
         to_spec = lambda n: _meta_value(n, opdef.symbolic_ints)  # noqa: E731
@@ -449,7 +450,7 @@ class CaptureContext:
         if isinstance(spec, RngSpec):
             return RngVar(node)
         if isinstance(spec, PyScalarSpec):     # `np.random.uniform()`: a Python number known at run time only
-            return ScalarVar.runtime(node, spec.type(1))
+            return ScalarVar.runtime(node, spec.type(1), f"the Python number `{opdef.name}` returns")
         make = (lambda n: LazyArrayVar(n, cls=lazy)) if lazy is not None else ArrayVar
         if isinstance(spec, tuple):
             getitem = ops.get("getitem")

@@ -20,7 +20,7 @@ from .dynamic_shapes import STATIC, ShapePolicy
 from .context import CaptureContext
 from .frame import Frame
 from .handlers import HANDLERS, UNSUPPORTED
-from .sources import LocalSource
+from .sources import LocalSource, stack_labels
 from .variables.base import Var, unsupported
 from .instructions import decode
 from ..signatures import code_signature
@@ -141,7 +141,9 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
     bound.apply_defaults()
     passed_cells = cell_arguments(fn.__code__)
     try:
-        locals_ = {p: ctx.wrap(v, LocalSource(p)) for p, v in bound.arguments.items() if p not in passed_cells}
+        labels = _stack_labels(fn, entry, bound.arguments) if entry else {}
+        locals_ = {p: ctx.wrap(v, LocalSource(p, labels.get(p, ""))) for p, v in bound.arguments.items()
+                   if p not in passed_cells}
         for p in passed_cells:      # a resume function's cell variables: the cells themselves
             ctx.guard([G.Guard(p, G.GuardKind.TYPE, types.CellType, f"cell {p}")])
             if type(bound.arguments[p]) is not types.CellType:
@@ -163,3 +165,12 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
         e.ctx = ctx
         raise
     return Captured(ctx, result)
+
+
+def _stack_labels(fn: types.FunctionType, entry: int, values: dict) -> dict[str, str]:
+    """A resume function's stack parameters in words, for guards and failure reasons (sources.stack_labels)."""
+    names = sorted((p for p in values if p.startswith("___stack") and p[8:].isdigit()), key=lambda p: int(p[8:]))
+    if not names:
+        return {}
+    ins = decode(fn.__code__)
+    return stack_labels(names, values, fn.__code__.co_filename, ins.lineno(entry), ins.source_line(entry))

@@ -119,7 +119,7 @@ def _body_var(p: Node, initial: Node) -> Any:
     if type(example) is not p.spec.type:
         raise NotFoldable(f"no example value of the loop's {p.spec}")
     p.meta["value"] = example
-    return ScalarVar.runtime(p, example)
+    return ScalarVar.runtime(p, example, "a value carried through a folded `while` loop")
 
 
 def _fold(frame: "Frame", loop: Loop, entry: Node, names: list[str], hoisted: list[Node],
@@ -187,7 +187,7 @@ def _project(frame: "Frame", state: Any, node: Node, names: list[str]) -> None:
         out = graph.call(getitem.name, getitem.impl, (node, i), {}, spec=node.spec[i])
         if isinstance(out.spec, PyScalarSpec):
             out.meta["value"] = node.args[i].meta.get("value")
-            frame.locals[name] = ScalarVar.runtime(out, out.meta["value"])
+            frame.locals[name] = ScalarVar.runtime(out, out.meta["value"], f"`{name}` after a folded `while` loop")
         else:
             frame.locals[name] = ArrayVar(out)
     frame.stack = list(state.stack)

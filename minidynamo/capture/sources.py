@@ -8,7 +8,8 @@ global, a closure, an attribute or a dict is read again each time, never baked i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 
 class Source:
@@ -26,12 +27,38 @@ class Source:
 
 @dataclass(frozen=True, eq=True)
 class LocalSource(Source):
-    """A parameter of the compiled function."""
+    """A parameter of the compiled function; `label` names a generated one in words (a resume function's
+    `___stack0` is "the condition of `if s > 0:` (line 6)")."""
 
     name: str
+    label: str = field(default="", compare=False)
 
     def expr(self) -> str:
         return self.name
+
+    def describe(self) -> str:
+        return self.label or self.name
+
+
+_CONDITION = re.compile(r"(if|elif|while|assert)\b|.* if .* else ")
+
+
+def stack_labels(names: list[str], values: dict, filename: str, line: int | None, text: str) -> dict[str, str]:
+    """Words for a resume function's stack parameters (`___stack<i>`, bottom first): the top one is the
+    value of the statement at the break (a branch's condition), the ones below it what that line's
+    statement was still holding on Python's evaluation stack (a `for` loop's iterator, a call's callee)."""
+    where = f"line {line}" if line is not None else "the break"
+    out = {}
+    for k, name in enumerate(names):
+        value = values.get(name)
+        if k == len(names) - 1:
+            what = "the condition of" if type(value) is bool and _CONDITION.match(text) else "the value of"
+            out[name] = f"{what} `{text}` ({where})" if text else f"the value computed at {where}"
+        elif type(value).__name__.endswith("iterator") or type(value).__name__ == "generator":
+            out[name] = f"the loop's iterator ({type(value).__name__}, on Python's stack at {where})"
+        else:
+            out[name] = f"value {k + 1} on Python's stack at {where}" + (f" (`{text}`)" if text else "")
+    return out
 
 
 @dataclass(frozen=True, eq=True)

@@ -22,7 +22,7 @@ from typing import Any
 from .assets import CSS, JS
 from .pieces import Piece, PieceKind, category_name, make_pieces, readable_function
 from .svg import draw_graph
-from .text import break_details, group_breaks, pieces_by_function
+from .text import break_details, group_breaks, pieces_by_function, plural
 
 
 def write_page(path: Any, title: str, outputs: list, note: str = "") -> Path:
@@ -171,7 +171,7 @@ def _breaks(out: Any, markers: _Markers) -> str:
         return "<h3>Graph breaks</h3><p>None: every call was captured without a break.</p>"
     items = []
     for category, reasons in groups.items():
-        items.append(f'<h4><span class="cat">{escape(category)}</span>{len(reasons)} break(s)</h4><ul class="breaks">')
+        items.append(f'<h4><span class="cat">{escape(category)}</span>{plural(len(reasons), "break")}</h4><ul class="breaks">')
         for r in reasons:
             details = "".join(f"<div>{_rich(d)}</div>" for d in break_details(r))
             context = _context(r)
@@ -211,7 +211,7 @@ def _recompile(p: Piece) -> str:
 def _piece(p: Piece, by_fn: dict) -> str:
     r = p.record
     meta = (f"{escape(os.path.basename(p.filename))}:{p.lineno} · captured in {r.seconds * 1e3:.2f} ms · "
-            f"{p.hits} cache hit(s)" + (f"<br>{escape(p.generated_function())}" if p.generated_function() else ""))
+            f"{plural(p.hits, 'cache hit')}" + (f"<br>{escape(p.generated_function())}" if p.generated_function() else ""))
     parts = [f'<article class="piece" id="{p.anchor}"><div class="kind">{p.kind.value}</div>'
              f"<h3>{_rich(p.title)}</h3><div class=\"meta\">{meta}</div>"]
     parts.append('<div class="piece-body"><div class="piece-graph">')

@@ -15,6 +15,9 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from ..guard_relations import identity_relation
 from ..guards import Guard, GuardKind, readable_expr, short_repr
 
 
@@ -64,10 +67,14 @@ class Piece:
         if self.kind not in (PieceKind.RESUME, PieceKind.LOOP):
             return ""
         code = self.fn.__code__
-        args = ", ".join(readable_expr(a) for a in code.co_varnames[:code.co_argcount])
+        params = code.co_varnames[:code.co_argcount]
+        live = [p for p in params if not _STACK.fullmatch(p)]
+        n = len(params) - len(live)
         root = getattr(getattr(self.record, "root", None), "__name__", "the function")
-        return f"{self.fn.__name__} is generated: the code of {root} from line {self.lineno} on, called " \
-               f"with the live values ({args})"
+        with_ = [f"the live locals ({', '.join(live)})"] if live else []
+        with_ += [f"{n} value{'s' if n > 1 else ''} from Python's stack at the break"] if n else []
+        return f"{self.fn.__name__} is generated: the code of {root} from line {self.lineno} on, called with " \
+               + (" and ".join(with_) or "no arguments")
 
     def lowering(self) -> list[str]:
         """What a lowering backend ran on its engine and why not the rest, per graph of this piece."""
@@ -85,6 +92,8 @@ class Piece:
             for name in re.findall(r"\b___\w+", line):
                 if name not in seen:
                     seen[name] = gloss_name(name, self.record.entry.namespace.get(name), self, pieces_by_fn)
+        if any(_MOVED.search(line) for line in self.record.entry.code):
+            seen["(x, x := None)[0]"] = _MOVED_GLOSS
         return list(seen.items())
 
 
@@ -142,8 +151,9 @@ def _piece(root: Any, r: Any, anchor: str) -> Piece:
     outcome = _bool_outcomes(r)
     what = f"the outcome (True or False) of `{text}` (line {line})" if outcome else f"the value of `{text}` " \
                                                                                      f"(line {line})"
-    stack = {name: f"{what}, computed in plain Python at the break and passed on the stack"
-             for name in code.co_varnames[:code.co_argcount] if _STACK.fullmatch(name)}
+    labels = {g.expr: g.description for g in r.entry.guards      # (capture's words: sources.stack_labels)
+              if _STACK.fullmatch(g.expr) and g.description and "___" not in g.description}
+    stack = {name: labels.get(name, what) for name in code.co_varnames[:code.co_argcount] if _STACK.fullmatch(name)}
     after = f"after `{text}`" + (f" was {outcome[0]}" if len(outcome) == 1 else "")
     drive = _loop_header(info)
     if drive is None:
@@ -192,13 +202,57 @@ def describe_guards(guards: list[Guard], piece: Piece | None = None) -> list[tup
     """Group guards by the value they read and say what they require, e.g. "`x` is an ndarray of shape
     (4, 8) and dtype float64"; the exact checks go along (joined by `and`)."""
     groups: dict[str, list[Guard]] = {}
+    relations: list[tuple[Guard, tuple[str, str, bool]]] = []
     for g in guards:
+        relation = identity_relation(g.kind, g.expr, g.expected)
+        if relation is not None:        # `a` and `b` (not) one object: grouped per set of values below
+            relations.append((g, relation))
+            continue
         b = _BUILTIN.match(g.expr)
         groups.setdefault(f"builtin {b['a'] or b['b']}" if b else g.expr, []).append(g)
     out = []
     for expr, gs in groups.items():
         words = _group_words(expr, {GuardKind(g.kind): g.expected for g in gs}, gs[0], piece)
         out.append((words, " and ".join(str(g) for g in gs)))
+    names = {g.expr: _name(g) for g in reversed(guards)}    # each value's human name (its first guard's)
+    arrays = {g.expr for g in guards if g.kind is GuardKind.TYPE and g.expected is np.ndarray}
+    return out + relation_lines(relations, lambda e: names.get(e) or readable_expr(e), arrays)
+
+
+_COUNT = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
+
+
+def relation_lines(relations: list, name: Any, arrays: set[str]) -> list[tuple[str, str]]:
+    """Identity guards in words, one line per set of values that must stay distinct ("`w`, `g`, `m` are three
+    distinct arrays"), not one per pair; a set whose pairs are not all guarded is said per value ("`a` is
+    none of `b`, `c`"). `name(expr)` is a value's human name, `arrays` the exprs known to be ndarrays."""
+    out = [(f"`{name(a)}` and `{name(b)}` are one object", str(g)) for g, (a, b, same) in relations if same]
+    pairs: dict[tuple[str, str], Guard] = {}
+    for g, (a, b, same) in relations:
+        if not same and (b, a) not in pairs:
+            pairs.setdefault((a, b), g)
+    order = list(dict.fromkeys(e for pair in pairs for e in pair))
+    group = {e: {e} for e in order}
+    for a, b in pairs:                      # connected sets of values (union by merging member sets)
+        if group[a] is not group[b]:
+            merged = group[a] | group[b]
+            for e in merged:
+                group[e] = merged
+    for members in {id(m): m for m in group.values()}.values():
+        ms = [e for e in order if e in members]
+        guards = [g for (a, b), g in pairs.items() if a in members]
+        exact = " and ".join(str(g) for g in guards)
+        if len(guards) == len(ms) * (len(ms) - 1) // 2:       # every pair guarded: one line
+            noun = "arrays" if all(e in arrays for e in ms) else "objects"
+            count = _COUNT[len(ms)] if len(ms) < len(_COUNT) else str(len(ms))
+            out.append((f"{', '.join(f'`{name(e)}`' for e in ms)} are {count} distinct {noun}", exact))
+            continue
+        for e in ms:
+            others = [b for (a, b) in pairs if a == e]
+            if others:
+                listed = ", ".join(f"`{name(o)}`" for o in others)
+                out.append((f"`{name(e)}` is " + (f"not {listed}" if len(others) == 1 else f"none of {listed}"),
+                            " and ".join(str(pairs[(e, o)]) for o in others)))
     return out
 
 
@@ -207,7 +261,11 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
     ty = kinds.get(GuardKind.TYPE)
     stack = _STACK.search(expr)
     if stack and piece is not None:
-        return _stack_words(expr, kinds, name, piece, f"___stack{stack.group(1)}")
+        label = piece.stack_values.get(stack.group(0), "a value on Python's stack at the break")
+        words = _stack_words(expr, kinds, piece, label)
+        if words is not None:
+            return words
+        name = label if _STACK.fullmatch(expr) else _STACK.sub(lambda m: f"<{m.group(0)[3:]}>", name)
     b = re.fullmatch(r"builtin (\w+)", expr)        # (describe_guards' key for a builtin's two guards)
     if b and GuardKind.ID in kinds:
         n = b.group(1)
@@ -215,7 +273,7 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
             else f"`{n}` is {short_repr(kinds[GuardKind.ID])} (no global shadows it)"
     if name.startswith("global "):
         name = f"global `{name[7:]}`"
-    else:
+    elif not (stack and _STACK.fullmatch(expr)):        # (a stack value's label is words already)
         name = f"`{name}`"
     if GuardKind.SHAPE in kinds or GuardKind.DTYPE in kinds:
         what = "an ndarray" if ty is None else _a(short_repr(ty))
@@ -241,7 +299,8 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
     if ty is not None and len(kinds) == 1:
         return f"{name} is {_a(short_repr(ty))} (any value: not specialized)" if ty in (int, float) \
             else f"{name} is {_a(short_repr(ty))}"
-    return "; ".join(str(Guard(first.expr, k, v)) for k, v in kinds.items())
+    return f"{name}: " + "; ".join(str(Guard(first.expr, k, v)) for k, v in kinds.items()) if stack else \
+        "; ".join(str(Guard(first.expr, k, v)) for k, v in kinds.items())
 
 
 def _a(noun: str) -> str:
@@ -258,7 +317,9 @@ def _identity(v: Any) -> str:
     return f"the same object as at capture ({short_repr(v)})"
 
 
-def _stack_words(expr: str, kinds: dict, name: str, piece: Piece, stack: str) -> str:
+def _stack_words(expr: str, kinds: dict, piece: Piece, label: str) -> str | None:
+    """A branch outcome passed on a resume function's stack, or a condition on a stack value, in words;
+    None for the other guards of a stack value (said like any value's, under its label)."""
     line, text = piece.lineno, source_line(piece.filename, piece.lineno)
     v = kinds.get(GuardKind.ID, kinds.get(GuardKind.EQUALS))
     if _STACK.fullmatch(expr) and type(v) is bool:
@@ -266,17 +327,8 @@ def _stack_words(expr: str, kinds: dict, name: str, piece: Piece, stack: str) ->
             return f"the branch at line {line} (`{text}`) went {v}"
         return f"`{text}` (line {line}) gave {v}"
     if type(v) is bool:
-        return f"the condition `{name}` was {v}, where {_stack_short(stack)} is the value of `{text}` " \
-               f"(line {line})"
-    ty = kinds.get(GuardKind.TYPE)
-    if ty is not None and len(kinds) == 1:
-        return f"{_stack_short(stack)} (the value of `{text}`, line {line}) is {_a(short_repr(ty))}, any value"
-    return f"{_stack_short(stack)} (the value of `{text}`, line {line}): " + \
-        "; ".join(str(Guard(expr, k, v)) for k, v in kinds.items())
-
-
-def _stack_short(stack: str) -> str:
-    return stack.replace("___stack", "stack")
+        return f"the condition `{_STACK.sub('<value>', readable_expr(expr))}` was {v}, where <value> is {label}"
+    return None
 
 
 # ---- generated names in entry code ------------------------------------------------------------------
@@ -290,7 +342,14 @@ _FIXED = {
     "___LoopState": "the live locals handed back to the loop driver at the loop header",
     "___m": "the resume function's arguments, popped onto its call so the entry keeps no reference",
     "___k": "arrays of locals the rest of the function never reads, kept alive as long as eager keeps them",
+    "___exc": "the exception the instruction at the break raised (None if it did not), re-raised where that "
+              "instruction stands in your code, so your own `except`/`finally` handle it",
+    "___e": "the exception caught from the instruction at the break (handed on as ___exc)",
+    "___bind": "types.MethodType: binds a method to its object, as the attribute lookup `obj.method` does",
 }
+_MOVED = re.compile(r"\((\w+), \1 := None\)\[0\]")
+_MOVED_GLOSS = "passes the value of `x` on and unbinds `x` here in one step, so the function called holds " \
+               "the only reference this code had, as in an eager call (`ndarray.resize` counts references)"
 
 
 def gloss_name(name: str, value: Any, piece: Piece, pieces_by_fn: dict) -> str:
@@ -298,9 +357,19 @@ def gloss_name(name: str, value: Any, piece: Piece, pieces_by_fn: dict) -> str:
     if name in _FIXED:
         return _FIXED[name]
     if _STACK.fullmatch(name):
-        return piece.stack_values.get(name, "a value that was on the stack at the graph break")
+        return piece.stack_values.get(name, "a value on Python's stack at the graph break") + \
+            ", computed in plain Python at the break and passed on the stack"
     if name.endswith("_graph"):
         return "this piece's graph, compiled by the backend"
+    if re.fullmatch(r"___\w*_graph_(get|set)_rng", name):
+        return f"np.random.{name[-7:-4]}_state: {'saves' if 'get' in name else 'restores'} the global RNG " \
+               "state, so a graph that draws and then raises leaves the stream as eager's re-run needs it"
+    if re.fullmatch(r"___\w*_graph_rng\d*", name):
+        return "the RNG state before the graph ran (restored if the graph raises)"
+    if type(value) is dict and isinstance(value.get("__name__"), str) and "__builtins__" in value:
+        return f"the globals of module {value['__name__']} (`{name}['n']` reads its global `n`, on every call)"
+    if isinstance(value, types.CellType):
+        return f"a closure cell of your function (`{name}.cell_contents` reads its variable, on every call)"
     state = getattr(value, "_minidynamo", None)
     if state is not None:
         target = pieces_by_fn.get(state.fn)

@@ -8,6 +8,7 @@ from typing import Any
 
 from .html import write_page
 from .records import CaptureRecord, ExplainOutput
+from .text import plural
 
 
 def outputs_of_run(records: list[CaptureRecord]) -> list[ExplainOutput]:
@@ -21,4 +22,4 @@ def outputs_of_run(records: list[CaptureRecord]) -> list[ExplainOutput]:
 
 def write_run_page(path: Any, script: str, records: list[CaptureRecord], note: str = "") -> Path:
     outputs = outputs_of_run(records)
-    return write_page(path, f"run of {script}", outputs, note or f"{len(outputs)} compiled function(s)")
+    return write_page(path, f"run of {script}", outputs, note or plural(len(outputs), "compiled function"))

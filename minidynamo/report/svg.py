@@ -83,7 +83,7 @@ def _boxes(graph: Graph, gid: str, depth: int) -> list[_Box]:
             b.layer = max(0, min(users, default=1) - 1)
     out_nodes = list(dict.fromkeys(iter_nodes(graph.outputs)))
     consts = [o for o in graph.outputs if not any(True for _ in iter_nodes(o))]
-    ret = _Box(None, "return", f"{len(graph.outputs)} value(s)" + (" incl. constants" if consts else ""), "ret")
+    ret = _Box(None, "return", f"{len(graph.outputs)} value{'' if len(graph.outputs) == 1 else 's'}" + (" incl. constants" if consts else ""), "ret")
     ret.args = [boxes[o] for o in out_nodes if o in boxes]
     ret.layer = 1 + max((b.layer for b in boxes.values()), default=-1)
     ret.w = max(MIN_W, len(ret.spec) * CHAR_W + 2 * PAD)

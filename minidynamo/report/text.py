@@ -30,9 +30,15 @@ def break_details(r: Any) -> list[str]:
     return [readable_function(line.strip()) for line in str(r).splitlines()[1:]]
 
 
+def plural(n: int, noun: str, many: str = "") -> str:
+    """`1 graph`, `2 graphs`, `0 graphs` (`many` for an irregular plural: plural(2, "entry", "entries"))."""
+    return f"{n} {noun if n == 1 else many or noun + 's'}"
+
+
 def summary(out: Any) -> str:
-    return (f"explain({out.function}): {out.graph_count} graph(s), {out.graph_break_count} graph break(s), "
-            f"{out.op_count} op(s), captured in {out.capture_time * 1e3:.2f} ms")
+    return (f"explain({out.function}): {plural(out.graph_count, 'graph')}, "
+            f"{plural(out.graph_break_count, 'graph break')}, {plural(out.op_count, 'op')}, "
+            f"captured in {out.capture_time * 1e3:.2f} ms")
 
 
 def render_text(out: Any) -> str:

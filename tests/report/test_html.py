@@ -75,7 +75,7 @@ def test_pieces_show_graph_guards_entry_glossary_and_resume_bytecode():
     assert "the branch at line" in page and "went <" not in page
     assert "Bytecode of the resume function __resume_sign_switch_at_L" in page
     assert "<dt>___o</dt><dd>the graph&#x27;s outputs" in page
-    assert "Recompiles (1)" in page and "captured again because <code>stack0: expected True, got False</code>" in page
+    assert "Recompiles (1)" in page and "captured again because <code>the condition of `if s &gt; 0:` (line" in page
 
 
 def test_a_thousand_node_page_stays_under_two_megabytes(tmp_path):

@@ -69,4 +69,6 @@ def test_resume_functions_are_filed_under_their_function():
     assert [o.function for o in outputs] == [branchy.__qualname__, plain.__qualname__]
     assert len(outputs[0].records) == 3 and len(outputs[1].records) == 1
     assert all(r.root is branchy for r in outputs[0].records)
-    assert outputs[0].records[2].failed_guards == ["stack0: expected True, got False"]
+    line = branchy.__code__.co_firstlineno + 1
+    assert outputs[0].records[2].failed_guards == [f"the condition of `if x.sum() > 0:` (line {line}): expected True, "
+                                                   "got False"]

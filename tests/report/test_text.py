@@ -44,7 +44,7 @@ def _args():
 def test_text_of_a_full_graph():
     text = str(md.explain(block)(*_args()))
     head, *rest = text.splitlines()
-    assert head.startswith("explain(block): 1 graph(s), 0 graph break(s), 3 op(s), captured in ")
+    assert head.startswith("explain(block): 1 graph, 0 graph breaks, 3 ops, captured in ")
     assert head.endswith(" ms")
     assert "  %0 = matmul(x, w)  # f64[4,5]" in rest
     assert rest[1].startswith("── 1. block ──")
@@ -58,7 +58,7 @@ def test_text_of_a_full_graph():
 def test_text_of_a_break_names_file_line_source_and_caller():
     out = md.explain(outer)(np.ones(3))
     text = str(out)
-    assert "1 graph break(s)" in text.splitlines()[0]
+    assert "2 graphs, 1 graph break, 2 ops" in text.splitlines()[0]
     line = _line(shout, "SHOUT")
     assert "graph breaks, by cause:\n  call (1):\n" in text
     assert f"    test_text.py:{line} in shout: " in text
@@ -154,7 +154,8 @@ def test_loop_body_and_builtins_read_as_words():
     assert "`tol` is the float 0.05" in text
     # float() of the loss is a number the graph computes: the loop test is the break, each way captured once
     assert f"the branch at line {loop} (`while loss > tol:`) went False" in text
-    assert "captured again because stack0: expected True, got False" in text
+    assert f"captured again because the condition of `while loss > tol:` (line {loop}): expected True, got False" \
+        in text
     _generated_names_glossed(text)
 
 
@@ -208,3 +209,104 @@ def test_two_resume_points_on_one_line_are_numbered():
     titles = [t for t in _sections(text) if f"line {line}" in t]
     assert any("(point 2 on that line)" in t for t in titles), titles
     assert "<__resume_" not in text.split("── 1.")[0]          # the break list names no generated function
+
+
+def _prose(text: str) -> list[str]:
+    """The lines of explain()'s text a person reads as words: not the graph listings, the entry code or the
+    generated names the glossary lists (code may show real code)."""
+    out, code = [], False
+    for line in text.splitlines():
+        if line.startswith(("graph ", "compiled entry")) or line.startswith("shape environment:"):
+            code = True
+        elif line.startswith(("guards", "── ", "captured in", "lowering:")) or not line.startswith("  "):
+            code = False
+        if line.startswith("    ___") and ": " in line:          # a glossary entry: its words only
+            out.append(line.split(": ", 1)[1])
+        elif not code and not line.startswith("  where:"):
+            out.append(line)
+    return out
+
+
+INTERNAL = re.compile(r"___\w+|\b[A-Z]\w*Var\b|\bstack\d+\b|:= None|\bpy_(int|float|bool)\b|\bsym_size\b")
+
+
+def adam(w, g, m, v):
+    m *= 0.9
+    m += 0.1 * g
+    v *= 0.99
+    v += 0.01 * g * g
+    w -= 0.01 * m / (np.sqrt(v) + 1e-8)
+    return w
+
+
+def test_aliasing_guards_read_right_and_one_line_per_set_of_arrays():
+    arrays = [np.ones(4) for _ in range(4)]
+    text = str(md.explain(adam)(*arrays))
+    assert "  `w`, `g`, `m`, `v` are four distinct arrays\n" in text
+    assert "is not" not in text and "equals False" not in text
+    cfn = md.compile(adam)
+    cfn(*arrays)
+    cfn(arrays[0], arrays[1], arrays[2], arrays[2])          # m and v are one array now: captured again
+    assert md.stats(cfn).guard_failures == [["m and v are one object now (captured as two distinct objects)"]]
+
+
+def test_eight_written_arrays_are_one_guard_line_not_twenty_eight():
+    def scale_all(a, b, c, d, e, f, g, h):
+        for x in (a, b, c, d, e, f, g, h):
+            x *= 2.0
+
+    text = str(md.explain(scale_all)(*[np.ones(2) for _ in range(8)]))
+    lines = [line for line in text.splitlines() if "distinct" in line]
+    assert lines == ["  `a`, `b`, `c`, `d`, `e`, `f`, `g`, `h` are eight distinct arrays"]
+
+
+def test_relation_lines_say_a_partial_set_value_by_value():
+    from minidynamo.guards import Guard, GuardKind
+    from minidynamo.report.pieces import relation_lines
+
+    pairs = [Guard(f"(a is {o})", GuardKind.EQUALS, False) for o in "bc"] + [Guard("(p is q)", GuardKind.EQUALS, True)]
+    relations = [(g, (g.expr[1], g.expr[-2], g.expected)) for g in pairs]
+    words = [w for w, _ in relation_lines(relations, str, set())]
+    assert words == ["`p` and `q` are one object", "`a` is none of `b`, `c`"]
+
+
+def test_stack_values_and_break_reasons_name_no_internals():
+    x = make_inputs()[0]
+    with md.config.patch(auto_cond=False):
+        texts = [str(md.explain(sign_switch)(np.abs(x))), str(md.explain(fit_logistic)(*make_regression(), 0.05))]
+    for text in texts:
+        leaks = [line for line in _prose(text) if INTERNAL.search(line)]
+        assert leaks == [], leaks
+    assert "branch on the value of a NumPy bool (data-dependent)" in texts[0]
+    # no folded loop here: the number comes from float() of an array value
+    assert "a Python number the graph computes (`float()` of an array value) is known only at run time" in texts[1]
+    assert "folded" not in texts[1].split("── 1.")[0]
+
+
+def test_a_new_branch_outcome_is_said_in_words_in_failure_reasons():
+    cfit = md.compile(fit_logistic)
+    cfit(*make_regression(), 0.05)
+    loop = _line(fit_logistic, "while loss > tol:")
+    reasons = [r for key, child in cfit._minidynamo.children.items() if key[0] == "resume"
+               for rs in md.stats(child).guard_failures for r in rs]
+    assert reasons == [f"the condition of `while loss > tol:` (line {loop}): expected True, got False"]
+
+
+def test_entry_idioms_and_namespace_names_are_glossed():
+    text = str(md.explain(mlp_block)(*make_inputs()))
+    assert "(x, x := None)[0]: passes the value of `x` on and unbinds `x` here" in text
+
+    def closure_and_global():
+        scale = np.ones(3)
+
+        def inner(x):
+            return x * scale + _GLOBAL
+        return inner
+
+    text = str(md.explain(closure_and_global())(np.ones(3)))
+    assert "the globals of module tests.report.test_text" in text or "the globals of module test_text" in text
+    assert "a closure cell of your function (`" in text
+    assert "a constant captured from your program (<cell object>)" not in text
+
+
+_GLOBAL = np.full(3, 2.0)

@@ -53,7 +53,7 @@ class ArrayVar(Var):
         return self.node.spec
 
     def describe(self) -> str:
-        return f"ArrayVar {self.spec}"
+        return spec_words(self.spec)
 
     def python_type(self) -> type:
         return self.spec.dtype.type if self.spec.scalar else np.ndarray
@@ -163,3 +163,13 @@ class ArrayMethodVar(Var):
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         return self.array.call_method(frame, self.name, args, kwargs)
+
+
+def spec_words(spec: Any) -> str:
+    """An array value's spec in words: "a float64 array of shape (4, 8)", "a NumPy bool" (a 0-d result)."""
+    if not isinstance(spec, ArraySpec):
+        return "an array value"
+    if spec.scalar:
+        return f"a NumPy {spec.dtype.name}"
+    shape = "(" + ", ".join(map(str, spec.shape)) + ("," if len(spec.shape) == 1 else "") + ")"
+    return f"a {spec.dtype.name} array of shape {shape}"

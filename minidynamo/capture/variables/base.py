@@ -28,8 +28,10 @@ class Var:
     source: "Source | None" = None
 
     def describe(self) -> str:
-        """Short text for break reasons, e.g. `ArrayVar f64[4,8]` or `ConstVar 3`."""
-        return type(self).__name__
+        """The value in words for break reasons, e.g. "a float64 array of shape (4, 8)", "the constant 3"
+        (never a class name of ours: people read these)."""
+        name = type(self).__name__.strip("_")
+        return f"a {name[:-3].lower() if name.endswith('Var') else name} value"
 
     # ---- what a value is ------------------------------------------------------------------------------
     def is_constant(self) -> bool:

@@ -62,7 +62,7 @@ class ConstVar(Var):
 
     def describe(self) -> str:
         text = repr(self._value)
-        return f"ConstVar {text if len(text) < 40 else text[:37] + '...'}"
+        return f"the constant {text if len(text) < 40 else text[:37] + '...'}"
 
     def is_constant(self) -> bool:
         return True

@@ -48,7 +48,7 @@ class SequenceVar(Var):
         self.source = source
 
     def describe(self) -> str:
-        return f"{type(self).__name__}[{len(self.items)}]"
+        return f"a {self.kind.__name__} of {len(self.items)} item{'' if len(self.items) == 1 else 's'}"
 
     def python_type(self) -> type:
         return self.kind
@@ -185,7 +185,7 @@ class DictVar(Var):
         self.dirty = False
 
     def describe(self) -> str:
-        return f"DictVar[{len(self.items)}]"
+        return f"a dict of {len(self.items)} item{'' if len(self.items) == 1 else 's'}"
 
     def python_type(self) -> type:
         return dict
@@ -281,7 +281,7 @@ class ListIteratorVar(Var):
         return f"iter(({''.join(out.value(v) + ', ' for v in self.items[self.pos:])}))"
 
     def describe(self) -> str:
-        return f"iterator[{len(self.items) - self.pos} left]"
+        return f"an iterator ({len(self.items) - self.pos} items left)"
 
     def iterate(self, frame: "Frame") -> list[Var]:
         rest = self.items[self.pos:]
@@ -315,7 +315,7 @@ class SliceVar(Var):
         self.parts = (start, stop, step)
 
     def describe(self) -> str:
-        return "SliceVar"
+        return "a slice"
 
     def reconstruct(self, out: Any) -> str:
         """Built in plain Python when a break needs it (`x[ptr[i]:ptr[i + 1]]` on 3.11: BUILD_SLICE)."""
@@ -338,7 +338,7 @@ class LiveListIteratorVar(ListIteratorVar):
         self.seq = seq
 
     def describe(self) -> str:
-        return f"list iterator at {self.pos}"
+        return f"a list iterator at item {self.pos}"
 
     def next_item(self) -> Var | None:
         if self.pos >= len(self.seq.items):
@@ -369,7 +369,7 @@ class DictIteratorVar(ListIteratorVar):
         self.dict, self.kind, self.size = d, kind, d.length(None)
 
     def describe(self) -> str:
-        return f"dict {self.kind} iterator at {self.pos}"
+        return f"a dict {self.kind} iterator at item {self.pos}"
 
     def _items(self, frame: "Frame | None") -> list[Var]:
         return DictViewVar(self.dict, self.kind).iterate(frame)
@@ -399,7 +399,7 @@ class DictViewVar(Var):
         self.dict, self.kind = d, kind
 
     def describe(self) -> str:
-        return f"dict_{self.kind} view"
+        return f"a dict_{self.kind} view"
 
     def iterate(self, frame: "Frame | None") -> list[Var]:
         keys = self.dict.iterate(frame)
@@ -431,7 +431,7 @@ class RangeIteratorVar(ListIteratorVar):
         self.range = rng
 
     def describe(self) -> str:
-        return f"range iterator at {self.pos} of {len(self.range)}"
+        return f"a range iterator at item {self.pos} of {len(self.range)}"
 
     def next_item(self) -> Var | None:
         if self.pos >= len(self.range):

@@ -47,7 +47,7 @@ class NamedTupleVar(TupleVar):
         self.cls = cls
 
     def describe(self) -> str:
-        return f"{self.cls.__name__}[{len(self.items)}]"
+        return f"a {self.cls.__name__} (a named tuple of {len(self.items)})"
 
     def python_type(self) -> type:
         return self.cls

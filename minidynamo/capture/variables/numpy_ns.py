@@ -206,7 +206,7 @@ def _float_math_node(frame: "Frame", fn: Any, args: list[Var], name: str | None 
                                 spec=PyScalarSpec(result))
     node.meta["value"] = stand_in
     frame.ctx.note_in_try(node)
-    return ScalarVar.runtime(node, stand_in)
+    return ScalarVar.runtime(node, stand_in, f"`{name or 'math.' + fn.__name__}()` of an array value")
 
 
 def python_number_node(frame: "Frame", fn: Any, arg: Var) -> Var | None:

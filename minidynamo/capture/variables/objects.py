@@ -44,7 +44,7 @@ class UserObjectVar(Var):
         self.read_cache: dict[str, Var] = {}
 
     def describe(self) -> str:
-        return f"object {type(self.value).__name__}"
+        return f"a {type(self.value).__name__} object"
 
     def python_type(self) -> type:
         return type(self.value)
@@ -184,7 +184,7 @@ class OpaqueVar(Var):
         self.value, self.source = value, source
 
     def describe(self) -> str:
-        return f"opaque {type(self.value).__name__}"
+        return f"a {type(self.value).__name__} object (not modelled by capture)"
 
     def python_type(self) -> type:
         return type(self.value)

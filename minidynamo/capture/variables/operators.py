@@ -135,9 +135,10 @@ def scalar_op(frame: "Frame", sym: str, operands: list[Var], unary: bool = False
     """Python arithmetic on unspecialized scalars, recorded as an operator node (Python's own semantics at
     run time); the result's type and capture-time value come from doing the same operation now."""
     fn = PY_UNARY[sym] if unary else PY_BINARY[sym]
-    if sym in ("**", "**=") and any(is_scalar(v) and v.is_runtime_only() for v in operands):
-        # int ** int is an int or a float depending on the exponent's sign: no fixed spec for a loop value
-        raise unsupported(BreakCategory.UNSUPPORTED, "** on a Python number carried through a folded loop")
+    late = [v for v in operands if is_scalar(v) and v.is_runtime_only()] if sym in ("**", "**=") else []
+    if late:    # int ** int is an int or a float depending on the exponent's sign: no fixed spec for it
+        raise unsupported(BreakCategory.UNSUPPORTED, f"** on a Python number known only at run time "
+                          f"({late[0].runtime_origin()})")
     values = [v.value if is_scalar(v) else v.as_constant() for v in operands]
     try:
         value = fn(*values)

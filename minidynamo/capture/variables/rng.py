@@ -40,7 +40,7 @@ class RngVar(Var):
         return self.node.spec
 
     def describe(self) -> str:
-        return f"{self.spec.type.__name__} {self.node.name}"
+        return f"a {self.spec.type.__name__} object"
 
     def python_type(self) -> type:
         return self.spec.type

@@ -31,6 +31,7 @@ class ScalarVar(Var):
     ScalarVars whose value guards make `value` a constant when capture specializes on it."""
 
     runtime_only = False     # True for loop-carried numbers: `value` is a stand-in of the right type only
+    origin = ""              # for a runtime-only number: where it comes from, in words (for break reasons)
 
     def __init__(self, node: Node, value: Any, source=None, install_guard: Callable[[], None] | None = None,
                  roots: tuple["ScalarVar", ...] | None = None) -> None:
@@ -39,19 +40,25 @@ class ScalarVar(Var):
         self.roots = (self,) if roots is None else roots
 
     @classmethod
-    def runtime(cls, node: Node, example: Any) -> "ScalarVar":
+    def runtime(cls, node: Node, example: Any, origin: str) -> "ScalarVar":
         """A number known only when the graph runs (of `example`'s type): it never becomes a constant. Meta
-        rules of the ops that use it see `example`, a stand-in of the right type."""
+        rules of the ops that use it see `example`, a stand-in of the right type. `origin` says where it
+        comes from ("`float()` of an array value"), for the break reasons of what needs its value."""
         node.meta.setdefault("value", example)
         var = cls(node, example)
-        var.runtime_only = True
+        var.runtime_only, var.origin = True, origin
         return var
 
     def is_runtime_only(self) -> bool:
         return any(root.runtime_only for root in self.roots)
 
+    def runtime_origin(self) -> str:
+        """Where a runtime-only number comes from (its first runtime-only root's origin)."""
+        return next((r.origin for r in self.roots if r.runtime_only and r.origin), "computed by the graph")
+
     def describe(self) -> str:
-        return f"ScalarVar {self.node.spec}"
+        kind = f"a Python {type(self.value).__name__}"
+        return f"{kind} known only when the graph runs" if self.is_runtime_only() else kind
 
     def python_type(self) -> type:
         return type(self.value)
@@ -61,9 +68,8 @@ class ScalarVar(Var):
 
     def as_constant(self) -> Any:
         if self.is_runtime_only():
-            raise unsupported(BreakCategory.DATA_DEPENDENT, "a Python number the graph computes (int()/float()/"
-                              "math of an array value, a draw, a value carried through a folded loop) is known "
-                              "only at run time")
+            raise unsupported(BreakCategory.DATA_DEPENDENT, f"a Python number the graph computes "
+                              f"({self.runtime_origin()}) is known only at run time")
         for root in self.roots:
             if root._install_guard is not None:
                 install, root._install_guard = root._install_guard, None

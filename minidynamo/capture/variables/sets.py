@@ -84,7 +84,7 @@ class SetVar(Var):
         self.real: set = set() if real is None else real
 
     def describe(self) -> str:
-        return f"SetVar[{len(self.real)}]"
+        return f"a set of {len(self.real)} item{'' if len(self.real) == 1 else 's'}"
 
     def python_type(self) -> type:
         return set
@@ -205,7 +205,7 @@ class SetIteratorVar(ListIteratorVar):
         self.set, self.ops_at = s, len(s.ops)
 
     def describe(self) -> str:
-        return f"set iterator at {self.pos}"
+        return f"a set iterator at item {self.pos}"
 
     def _unchanged(self) -> None:
         if len(self.set.ops) != self.ops_at:

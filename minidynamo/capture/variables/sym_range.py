@@ -99,7 +99,7 @@ class SymRangeIteratorVar(ListIteratorVar):
         self.range, self.frame = rng, frame
 
     def describe(self) -> str:
-        return f"range iterator at {self.pos} of {self.range.describe()}"
+        return f"an iterator at item {self.pos} of {self.range.describe()}"
 
     def _before_stop(self, k: int) -> bool:
         """Whether item k exists: `start + k*step` before `stop`, decided on the symbols (guarded)."""

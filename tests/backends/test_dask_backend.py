@@ -17,6 +17,7 @@ from benchmarks.corpus import registry
 from minidynamo.backends.dask_backend import INSTALL_HINT
 from tests.backends.conftest import DASK_MISSING
 from tests.backends.dask_helpers import assert_close, computed, lowering_plans
+from tests.extras import require
 
 MODELS = {m.name: m for m in registry()}
 # Corpus models whose every op lowers (the others split: in-place updates, solve, norm, fancy indexing).
@@ -84,7 +85,7 @@ def test_corpus_on_the_local_scheduler(local_scheduler, name):
 
 @pytest.mark.parametrize("name", ON_CLUSTER)
 def test_corpus_on_a_local_cluster(on_cluster, name):
-    distributed = pytest.importorskip("distributed")
+    distributed = require("distributed")
     with distributed.get_task_stream(on_cluster) as tasks:
         expected, got, _ = run_model(name, chunk_bytes=16384)
     for result in got:
@@ -93,7 +94,7 @@ def test_corpus_on_a_local_cluster(on_cluster, name):
 
 
 def test_dask_inputs_stay_lazy_on_the_cluster(on_cluster):
-    da = pytest.importorskip("dask.array")
+    da = require("dask.array")
 
     def block(x, w):
         h = np.tanh(x @ w) + x.mean(axis=0)

@@ -6,12 +6,12 @@ every write through a view into an input)."""
 
 from __future__ import annotations
 
-import importlib.util
 
 import numpy as np
 import pytest
 
 import minidynamo as md
+from tests.extras import require
 
 
 def write_through_flip(x):
@@ -75,8 +75,7 @@ CASES = [(write_through_flip, lambda: np.arange(4.0)), (add_through_flip, lambda
 @pytest.mark.parametrize("backend", ["jax", "dask"])
 @pytest.mark.parametrize("fn, make", CASES, ids=[c[0].__name__ for c in CASES])
 def test_views_behave_as_numpys(backend, fn, make):
-    if importlib.util.find_spec(backend) is None:
-        pytest.skip(f"{backend} is not installed (pip install minidynamo[{backend}])")
+    require(backend)
     compiled = md.compile(fn, backend=backend, options={"suppress_errors": False})
     for _ in range(2):
         x_eager, x_compiled = make(), make()

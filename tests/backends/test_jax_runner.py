@@ -9,8 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from minidynamo.backends.jax_lowering import choice, engine, runner, staging
 from tests.backends.jax_support import Recorder, assert_close, md, run_both
+from minidynamo.backends.jax_lowering import choice, engine, runner, staging   # noqa: E402  (after the skip without JAX)
 
 LARGE = (runner.WRAP_BYTES // 8) * 4        # float64 elements well above the zero-copy threshold
 

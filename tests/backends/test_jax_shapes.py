@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minidynamo.backends.jax_lowering import engine
 from tests.backends.jax_support import Recorder, assert_close, md
+from minidynamo.backends.jax_lowering import engine   # noqa: E402  (after the skip without JAX)
 
 
 def scaled(x):

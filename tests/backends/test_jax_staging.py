@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 import pytest
 
-from minidynamo.backends.jax_lowering import choice, staging
 from tests.backends.jax_support import Recorder, assert_close, jax, md
+from minidynamo.backends.jax_lowering import choice, staging   # noqa: E402  (after the skip without JAX)
 
 ROWS = staging.STAGE_BYTES // (4 * 256) + 8        # float32 [ROWS, 256]: above the staging threshold
 BIG = staging.THREAD_BYTES // (4 * 256) + 8         # float32 [BIG, 256]: the helper reads the magnitudes

@@ -13,6 +13,7 @@ import minidynamo as md
 from minidynamo.graph import codegen
 
 from tests.conftest import check
+from tests.extras import require
 from tests.stitch.test_nested_loops import child_captures
 
 X = np.array([0.0, 1.0, 2.0, -1.0])
@@ -210,7 +211,7 @@ def test_the_callers_error_state_still_applies_outside_the_block():
 
 @pytest.mark.parametrize("backend", ["jax", "dask"])
 def test_engines_leave_ops_in_a_block_to_numpy(backend):
-    pytest.importorskip(backend)
+    require(backend)
 
     def f(x):
         y = np.tanh(x) + 1.0

@@ -13,6 +13,7 @@ import minidynamo as md
 from minidynamo.graph import passes
 
 from tests.conftest import check, rng_state
+from tests.extras import require
 
 X = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
 
@@ -198,7 +199,7 @@ def test_a_subclass_of_generator_is_not_treated_as_one():
 
 @pytest.mark.parametrize("backend", ["jax", "dask"])
 def test_engines_keep_generator_draws_on_numpy_in_order(backend):
-    pytest.importorskip(backend)
+    require(backend)
 
     def f(x, rng):
         y = np.tanh(x) * 2.0

@@ -8,6 +8,7 @@ signature); its first call for new inputs captures (capture.interpreter), stitch
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import threading
 import time
@@ -19,7 +20,7 @@ import numpy as np
 
 from . import config as _config
 from .backends import call_backend, get_backend, returns_numpy_arrays
-from .cache import Entry, FunctionCache, Mode, call_moving
+from .cache import Entry, FunctionCache, Mode, Stats, call_moving
 from .capture.breaks import BreakCategory, BreakReason
 from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
@@ -28,6 +29,7 @@ from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .rng_state import restoring_rng
 from .guards import RELEASE_READS, GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
+from .report.pieces import Recapture, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch.stitched import build_body, written_inputs
 from .callables import Target, resolve
@@ -59,6 +61,7 @@ class CompiledState:
         self.dynamic_mode = dynamic          # compile(dynamic=...): None automatic, True, False
         self.dynamic_dims: dict[str, dict[int, str]] = {}   # array source -> {dim: why it became symbolic}
         self._in_miss = threading.local()
+        self._new_cause: CaptureRecord | None = None   # set by _capture: a recompile no enclosing piece caused
         _ALL.add(self)
 
     def cfg(self) -> _config.Config:
@@ -71,6 +74,7 @@ class CompiledState:
         eager call under it could deadlock with another compiled function's lock taken in between."""
         with self.lock:
             entry = self._decide(seen, args, kwargs)
+            cause, self._new_cause = self._new_cause, None
             if isinstance(entry, Entry):
                 self._in_miss.active = True
         # ("retry": another thread changed the cache while we waited: its code may well hit)
@@ -80,10 +84,18 @@ class CompiledState:
         if not isinstance(entry, Entry):
             return call_moving(target, pending, kwargs)
         before = entry.hits[0]
+        # Pieces that capture again during this call (a resume function seeing the new shape too) do so
+        # because of this recompile: stats() counts the cause once (CaptureRecord.cause).
+        causes = getattr(self.children, "causes", None)
+        outer = getattr(causes, "record", None)
+        if cause is not None and causes is not None:
+            causes.record = cause
         try:   # the new entry's guards pass for these arguments; this call is a miss, not a hit
             return call_moving(target, pending, kwargs)
         finally:
             self._in_miss.active = False
+            if cause is not None and causes is not None:
+                causes.record = outer
             if entry.hits[0] > before:
                 entry.hits[0] -= 1
 
@@ -102,8 +114,8 @@ class CompiledState:
             self._past_limit()
             return "eager"
         try:
-            failed = self._record_failures(args, kwargs)
-            return self._capture(args, kwargs, cfg, failed)
+            failed, why = self._record_failures(args, kwargs)
+            return self._capture(args, kwargs, cfg, failed, why)
         except GraphBreakError:
             raise
         except Exception as e:   # the one logged fallback: an internal error never reaches the user
@@ -143,11 +155,16 @@ class CompiledState:
             reasons += failures(e.guards, {**values, **self.cache.namespace})[:1]
         return reasons
 
-    def _record_failures(self, args: tuple, kwargs: dict) -> list[str]:
-        """On a recompile: count it and return why each cached entry's guards failed (else [])."""
+    def _record_failures(self, args: tuple, kwargs: dict) -> tuple[list[str], Recapture]:
+        """On a recompile: count it and return why each cached entry's guards failed (else []), and whether
+        it is a recompile or a new path (only a branch outcome at a break differs: not a recompile)."""
         if not self.cache.entries:
-            return []
+            return [], Recapture.FIRST
         reasons = self._failure_reasons(args, kwargs)
+        if self._new_branch_outcome(args, kwargs):
+            self.cache.stats.new_paths += 1
+            log("recompiles").info("new path in %s: %s", self.fn.__qualname__, "; ".join(reasons))
+            return reasons, Recapture.NEW_PATH
         # Automatic dynamic (Dynamo's): what changed becomes symbolic. dynamic=False keeps numbers and sizes
         # specialized; a function made per call is never pinned again either way.
         self.dynamic |= self._changed_numbers(args, kwargs, numbers=self.dynamic_mode is not False)
@@ -158,7 +175,21 @@ class CompiledState:
         GLOBAL_STATS["guard_failures"] += 1
         GLOBAL_STATS["recompiles"] += 1
         log("recompiles").info("recompiling %s: %s", self.fn.__qualname__, "; ".join(reasons))
-        return reasons
+        return reasons, Recapture.RECOMPILE
+
+    def _new_branch_outcome(self, args: tuple, kwargs: dict) -> bool:
+        """Whether the branch at the break went a way no capture saw (no entry's branch-outcome guards hold:
+        a resume function's `___stack<i>` is True or False) while some entry fails only those guards."""
+        values, only_outcome = None, False
+        for e in self.cache.entries:
+            outcome = [g for g in e.guards if _is_outcome(g)]
+            if outcome:
+                values = values or {**_argument_values(self.fn, args, kwargs), **self.cache.namespace}
+                if not failures(GuardSet(outcome), values):
+                    return False            # this way was taken before: what failed is something else
+                only_outcome = only_outcome or not failures(GuardSet(g for g in e.guards if not _is_outcome(g)),
+                                                            values)
+        return only_outcome
 
     def _changed_numbers(self, args: tuple, kwargs: dict, numbers: bool = True) -> set[str]:
         """Sources of ints/floats whose value guard failed: captured unspecialized from now on (Dynamo's
@@ -216,11 +247,14 @@ class CompiledState:
                                       "Last guard failures: %s", self.fn.__qualname__, cfg.cache_size_limit,
                                       "; ".join(last))
 
-    def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config, failed: list[str]) -> Entry:
+    def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config, failed: list[str],
+                 why: Recapture = Recapture.FIRST) -> Entry:
         shapes = ShapePolicy(self.dynamic_mode, {e: dict(d) for e, d in self.dynamic_dims.items()})
         record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag(), self.children,
                               frozenset(self.dynamic), self.options, shapes)
-        record.root, record.failed_guards = getattr(self.children, "root", self.fn), failed
+        record.root, record.failed_guards, record.recapture = getattr(self.children, "root", self.fn), failed, why
+        record.cause = getattr(getattr(self.children, "causes", None), "record", None)
+        self._new_cause = record if why is Recapture.RECOMPILE and record.cause is None else None
         if record.reason is not None and self.fullgraph:
             raise GraphBreakError(record.reason)
         self.cache.add(record.entry)      # may fail (guard rendering, emitted code): then nothing is counted
@@ -263,6 +297,7 @@ class _Children(dict):
     def __init__(self, root: types.FunctionType) -> None:
         super().__init__()
         self.root = root
+        self.causes = threading.local()    # .record: the recompile whose call is running (see on_miss)
 
 
 @contextlib.contextmanager
@@ -471,14 +506,41 @@ def explain(fn: Callable) -> Callable[..., ExplainOutput]:
     return run
 
 
-def stats(fn: Callable) -> Any:
-    """Counters of a compiled function: captures, hits, misses, recompiles, guard failures."""
+def stats(fn: Callable) -> Stats:
+    """Counters of a compiled function, summed over it and all its pieces (resume functions, loop bodies,
+    helpers that broke), each piece's own counters in `pieces` (the function first). A recompile is counted
+    once per cause: the pieces that capture again in the same call because of it are not counted again;
+    a branch at a break going another way (`new_paths`) is not a recompile. Of a piece: its own counters."""
     state = _state_of(fn)
     if state is None:
         raise TypeError(f"stats() expects a function returned by minidynamo.compile, got {fn!r}")
+    own = _piece_stats(state)
+    if getattr(state.children, "root", None) is not state.fn:
+        return own
+    kids = list({id(s): s for s in map(_state_of, state.children.values()) if s is not None and s is not state}
+                .values())
+    pieces = [own, *map(_piece_stats, kids)]
+    causes = [r for s in (state, *kids) for r in s.records if r.recapture is Recapture.RECOMPILE and r.cause is None]
+    total = dataclasses.replace(own, pieces=pieces, recompiles=len(causes),
+                                guard_failures=[list(r.failed_guards) for r in causes],
+                                dynamic_dims={k: v for p in reversed(pieces) for k, v in p.dynamic_dims.items()})
+    for name in ("captures", "hits", "misses", "fallbacks", "new_paths"):
+        setattr(total, name, sum(getattr(p, name) for p in pieces))
+    return total
+
+
+def _piece_stats(state: CompiledState) -> Stats:
+    """A copy of one piece's own counters, with its hits, calls and name."""
     s = state.cache.stats
-    s.hits = sum(e.hits[0] for e in state.cache.entries)
-    return s
+    hits = sum(e.hits[0] for e in state.cache.entries)
+    return dataclasses.replace(s, hits=hits, calls=hits + s.misses, guard_failures=list(s.guard_failures),
+                               dynamic_dims=dict(s.dynamic_dims), pieces=[],
+                               name=readable_function(state.fn.__qualname__))
+
+
+def _is_outcome(g: Any) -> bool:
+    """A branch outcome passed to a resume function: `___stack<i>` is True / False."""
+    return type(g.expected) is bool and g.expr.startswith("___stack") and g.expr[8:].isdigit()
 
 
 def reset() -> None:

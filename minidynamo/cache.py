@@ -58,14 +58,21 @@ WINDOW = 64   # misses past the limit between two decisions (counted by the disp
 
 @dataclass
 class Stats:
+    """Counters of one compiled piece (its own cache), or, from api.stats() of a compiled function, summed
+    over the function and all its pieces (resume functions, loop bodies, helpers), each in `pieces`."""
+
     captures: int = 0
     hits: int = 0
     misses: int = 0
-    recompiles: int = 0
+    recompiles: int = 0                 # captures because a guard failed; in a sum, once per cause
     guard_failures: list[list[str]] = field(default_factory=list)   # per recompile: why each entry failed
     fallbacks: int = 0
     mode: Mode = Mode.CAPTURE           # EAGER: past the cache limit with no hits; calls run fn directly
     dynamic_dims: dict[str, str] = field(default_factory=dict)   # `x.shape[0]` -> why it became symbolic
+    new_paths: int = 0                  # captures for a branch outcome at a break not seen before: not recompiles
+    name: str = ""                      # what is counted: the function, or "f (resumed at line 23)"
+    calls: int = 0                      # calls of this piece (hits + misses)
+    pieces: list["Stats"] = field(default_factory=list)   # in a sum: the function first, then each piece
 
 
 def moved(name: str) -> str:

@@ -63,7 +63,7 @@ def after_graph(o):
 def test_the_checks_locals_are_dropped_before_the_functions_own_code_runs():
     r = check(after_graph, Holder(w=np.ones(3), b=1.0),
               calls=[(Holder(w=np.zeros(3), b=1.0),), (Holder(w=np.arange(3.0), b=1.0),)])
-    assert r.stats.hits == 2 and r.reasons
+    assert r.stats.pieces[0].hits == 2 and r.reasons
 
 
 def reruns(o):

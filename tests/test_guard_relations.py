@@ -60,4 +60,4 @@ def test_sizes_that_stop_being_equal_still_fail():
     r = check(f, np.ones(4), np.ones(4), np.ones(4), compiled=compiled,
               calls=[(np.ones(6), np.ones(6), np.ones(6)), (np.ones(6), np.ones(6), np.ones(5)),
                      (np.ones(1), np.ones(1), np.ones(1)), (np.ones(3), np.ones(3), np.ones(3))])
-    assert (r.stats.captures, r.stats.hits) == (3, 2)       # (6, 6, 5) and (1, 1, 1) are captured anew
+    assert (r.stats.pieces[0].captures, r.stats.pieces[0].hits) == (3, 2)       # (6, 6, 5) and (1, 1, 1) are captured anew

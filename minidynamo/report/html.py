@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .assets import CSS, JS
-from .pieces import Piece, PieceKind, category_name, make_pieces, readable_function
+from .pieces import Piece, PieceKind, Recapture, category_name, make_pieces, readable_function
 from .svg import draw_graph
 from .text import break_details, group_breaks, pieces_by_function, plural
 
@@ -50,12 +50,24 @@ def render_page(title: str, outputs: list, note: str = "") -> str:
 # ---- the index of a run -------------------------------------------------------------------------------
 
 def function_counts(out: Any) -> dict[str, Any]:
-    """Captures, graphs, ops, breaks, recompiles, hits (of the function's own cache entries) and time."""
+    """Captures, graphs, ops, breaks and cache hits over all pieces, recompiles once per cause, calls of
+    the function itself (its captures and hits), and capture time."""
     pieces = make_pieces(out.fn, out.records)
+    own = [p for p in pieces if p.kind is PieceKind.FUNCTION]
     return {"captures": len(out.records), "graphs": out.graph_count, "ops": out.op_count,
-            "breaks": out.graph_break_count, "recompiles": sum(1 for p in pieces if p.failed_guards),
-            "hits": sum(p.hits for p in pieces if p.kind is PieceKind.FUNCTION),
+            "breaks": out.graph_break_count, "recompiles": len(_causes(pieces)),
+            "calls": len(own) + sum(p.hits for p in own), "hits": sum(p.hits for p in pieces),
             "ms": out.capture_time * 1e3}
+
+
+_COUNTED = {"captures": ("capture", "captures"), "graphs": ("graph", "graphs"), "ops": ("op", "ops"),
+            "breaks": ("break", "breaks"), "recompiles": ("recompile", "recompiles"), "calls": ("call", "calls"),
+            "hits": ("cache hit (all pieces)", "cache hits (all pieces)")}
+
+
+def _causes(pieces: list[Piece]) -> list[Piece]:
+    """Recompiles, once per cause: not the pieces that captured again in the same call because of one."""
+    return [p for p in pieces if p.recapture is Recapture.RECOMPILE and getattr(p.record, "cause", None) is None]
 
 
 def _index(outputs: list) -> str:
@@ -65,10 +77,11 @@ def _index(outputs: list) -> str:
         where = _where(out.fn)
         rows.append(f'<tr><td><a href="#fn{i}">{escape(out.function)}</a> <span class="meta">{escape(where)}'
                     f'</span></td>' + "".join(f'<td class="n">{c[k]}</td>' for k in
-                                              ("captures", "graphs", "ops", "breaks", "recompiles", "hits"))
+                                              ("captures", "graphs", "ops", "breaks", "recompiles", "calls",
+                                               "hits"))
                     + f'<td class="n">{c["ms"]:.1f}</td></tr>')
     head = "".join(f"<th>{h}</th>" for h in ("compiled function", "captures", "graphs", "ops", "breaks",
-                                             "recompiles", "hits", "capture ms"))
+                                             "recompiles", "calls", "cache hits", "capture ms"))
     return (f'<h2 id="index">Compiled functions ({len(outputs)})</h2>'
             f'<table class="index"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
@@ -94,8 +107,9 @@ def _function_section(out: Any, sid: str) -> str:
     by_fn = pieces_by_function(pieces)
     c = function_counts(out)
     stats = "".join(
-        f'<span class="stat{" bad" if k in ("breaks", "recompiles") and c[k] else ""}"><b>{v}</b> {k}</span>'
-        for k, v in c.items() if k != "ms") + f'<span class="stat"><b>{c["ms"]:.2f}</b> ms capture</span>'
+        f'<span class="stat{" bad" if k in ("breaks", "recompiles") and c[k] else ""}" data-count="{k}"><b>{v}</b> '
+        f'{escape(_COUNTED[k][v != 1])}</span>' for k, v in c.items() if k != "ms") + \
+        f'<span class="stat"><b>{c["ms"]:.2f}</b> ms capture</span>'
     parts = [f'<section class="function" id="{sid}"><h2>{escape(out.function)} '
              f'<span class="meta">{escape(_where(out.fn))}</span></h2>',
              f'<div class="stats">{stats}</div>']
@@ -104,7 +118,7 @@ def _function_section(out: Any, sid: str) -> str:
     parts.append(_breaks(out, markers))
     parts.append(_recompiles(pieces))
     parts.append(f"<h3>Captured pieces ({len(pieces)})</h3>")
-    parts += [_piece(p, by_fn) for p in pieces]
+    parts += [_piece(p, by_fn, pieces) for p in pieces]
     parts.append("</section>")
     return "".join(parts)
 
@@ -192,26 +206,34 @@ def _context(r: Any) -> str:
 
 
 def _recompiles(pieces: list[Piece]) -> str:
-    again = [p for p in pieces if p.failed_guards]
-    if not again:
+    """Recompiles, once per cause, each with the pieces that captured again in the same call because of it.
+    A branch at a break going another way is a new path, not a recompile: its piece says so."""
+    causes = _causes(pieces)
+    if not causes:
         return ""
-    return f"<h3>Recompiles ({len(again)})</h3><ul>{''.join(_recompile(p) for p in again)}</ul>"
+    return f"<h3>Recompiles ({len(causes)})</h3><ul>{''.join(_recompile(p, pieces) for p in causes)}</ul>"
 
 
-def _recompile(p: Piece) -> str:
+def _recompile(p: Piece, pieces: list[Piece]) -> str:
     """Why the newest cached entry missed (the one a reader compares with), the older ones folded away."""
-    *older, newest = p.failed_guards
-    rest = "" if not older else (f"<details><summary>and {len(older)} older entr{'y' if len(older) == 1 else 'ies'}"
+    *older, newest = p.failed_guards or ["(no reason recorded)"]
+    rest = "" if not older else (f"<details><summary>and {plural(len(older), 'older entry', 'older entries')}"
                                  f"</summary>" + "<br>".join(f"<code>{escape(f)}</code>" for f in older)
                                  + "</details>")
+    then = [q for q in pieces if q.record is not p.record and getattr(q.record, "cause", None) is p.record
+            and q.recapture is Recapture.RECOMPILE]
+    also = "" if not then else ("<div class=\"meta\">in the same call, so also captured again: " + ", ".join(
+        f'<a href="#{q.anchor}">{_rich(q.title)}</a>' for q in then) + "</div>")
     return (f'<li class="recompile"><a href="#{p.anchor}">{_rich(p.title)}</a>: captured again because '
-            f"<code>{escape(newest)}</code>{rest}</li>")
+            f"<code>{escape(newest)}</code>{rest}{also}</li>")
 
 
-def _piece(p: Piece, by_fn: dict) -> str:
+def _piece(p: Piece, by_fn: dict, pieces: list[Piece]) -> str:
     r = p.record
+    why = p.why_captured(pieces)
     meta = (f"{escape(os.path.basename(p.filename))}:{p.lineno} · captured in {r.seconds * 1e3:.2f} ms · "
-            f"{plural(p.hits, 'cache hit')}" + (f"<br>{escape(p.generated_function())}" if p.generated_function() else ""))
+            f"{plural(p.hits, 'cache hit')}" + (f"<br>{_rich(why)}" if why else "")
+            + (f"<br>{escape(p.generated_function())}" if p.generated_function() else ""))
     parts = [f'<article class="piece" id="{p.anchor}"><div class="kind">{p.kind.value}</div>'
              f"<h3>{_rich(p.title)}</h3><div class=\"meta\">{meta}</div>"]
     parts.append('<div class="piece-body"><div class="piece-graph">')

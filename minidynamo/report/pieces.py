@@ -21,6 +21,15 @@ from ..guard_relations import identity_relation
 from ..guards import Guard, GuardKind, readable_expr, short_repr
 
 
+class Recapture(enum.Enum):
+    """Why a piece was captured: the first time, because a guard of every cached entry failed, or because
+    a branch at a break went another way than before (only its outcome differs: a new path, not a recompile)."""
+
+    FIRST = "first capture"
+    RECOMPILE = "recompile"
+    NEW_PATH = "new path"
+
+
 class PieceKind(enum.Enum):
     FUNCTION = "function"      # the compiled function itself
     RESUME = "resume"          # the rest of a function after a graph break
@@ -61,6 +70,21 @@ class Piece:
     @property
     def failed_guards(self) -> list[str]:
         return list(getattr(self.record, "failed_guards", None) or [])
+
+    @property
+    def recapture(self) -> Recapture:
+        return getattr(self.record, "recapture", Recapture.FIRST)
+
+    def why_captured(self, pieces: list["Piece"]) -> str:
+        """Why this capture happened, in words ("" for a first capture)."""
+        r, why = self.record, self.recapture
+        if why is Recapture.NEW_PATH:
+            return f"a new path: {_went(self)}" if _went(self) else "a new path: a branch went the other way"
+        if why is not Recapture.RECOMPILE:
+            return ""
+        text = f"captured again because {'; '.join(dict.fromkeys(self.failed_guards))}"
+        cause = next((p for p in pieces if p.record is getattr(r, "cause", None)), None)
+        return text + (f" (in the same call as the recompile of “{cause.title}”)" if cause is not None else "")
 
     def generated_function(self) -> str:
         """A gloss of a resume function's generated name (its graph is named after it), or ""."""
@@ -185,6 +209,14 @@ def _loop_statement(filename: str, line: int) -> tuple[int, str] | None:
                 (k == line or len(t) - len(t.lstrip()) < indent):
             return k, t.strip()
     return None
+
+
+def _went(piece: Piece) -> str:
+    """"the branch at line 32 (`while loss > tol:`) went False" for a piece specialized on an outcome."""
+    outcome = _bool_outcomes(piece.record)
+    if len(outcome) != 1:
+        return ""
+    return _stack_words("___stack0", {GuardKind.ID: outcome[0]}, piece, "") or ""
 
 
 def _bool_outcomes(r: Any) -> tuple:

@@ -13,6 +13,7 @@ from typing import Any
 from .. import config
 from ..graph.ir import Graph
 from .html import write_page
+from .pieces import Recapture
 from .text import render_text
 
 CHANNELS = ("graph_breaks", "recompiles", "guards", "graph_code", "bytecode")
@@ -50,6 +51,9 @@ class CaptureRecord:
     root: Any = None
     failed_guards: list[str] = field(default_factory=list)
     shape_env: Any = None       # graph.symbolic.ShapeEnv of the capture (symbols, relation guards)
+    recapture: Recapture = Recapture.FIRST
+    cause: "CaptureRecord | None" = field(default=None, repr=False)   # the recompile (of an enclosing
+                                # piece, in the same call) that made this piece capture again, if any
 
 
 @dataclass(frozen=True)

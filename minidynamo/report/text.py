@@ -58,7 +58,7 @@ def render_text(out: Any) -> str:
     by_fn = pieces_by_function(pieces)
     for i, p in enumerate(pieces, 1):
         lines += ["", f"── {i}. {p.title} " + RULE[: max(3, 74 - len(p.title))]]
-        lines += piece_text(p, by_fn)
+        lines += piece_text(p, by_fn, pieces)
     if not pieces:
         lines += ["", "guards: none", "", "nothing was captured"]
     return "\n".join(lines)
@@ -71,10 +71,10 @@ def pieces_by_function(pieces: list[Piece]) -> dict:
     return by_fn
 
 
-def piece_text(p: Piece, by_fn: dict) -> list[str]:
+def piece_text(p: Piece, by_fn: dict, pieces: list[Piece] = ()) -> list[str]:
     r = p.record
-    lines = [f"captured in {r.seconds * 1e3:.2f} ms" + (f"; captured again because {'; '.join(p.failed_guards)}"
-                                                        if p.failed_guards else "")]
+    why = p.why_captured(list(pieces))
+    lines = [f"captured in {r.seconds * 1e3:.2f} ms" + (f"; {why}" if why else "")]
     if p.generated_function():
         lines.append(p.generated_function())
     if r.graph is not None and r.graph.count() > 0:

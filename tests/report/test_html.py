@@ -10,7 +10,7 @@ import re
 import numpy as np
 
 import minidynamo as md
-from minidynamo.examples.tour_programs import make_inputs, sign_switch
+from minidynamo.examples.tour_programs import fit_logistic, make_inputs, make_regression, sign_switch
 from minidynamo.report.html import render_page
 
 from .pages import big_page
@@ -75,7 +75,8 @@ def test_pieces_show_graph_guards_entry_glossary_and_resume_bytecode():
     assert "the branch at line" in page and "went <" not in page
     assert "Bytecode of the resume function __resume_sign_switch_at_L" in page
     assert "<dt>___o</dt><dd>the graph&#x27;s outputs" in page
-    assert "Recompiles (1)" in page and "captured again because <code>the condition of `if s &gt; 0:` (line" in page
+    # the other way of the `if` is a new path, not a recompile
+    assert "Recompiles" not in page and "a new path: the branch at line" in page
 
 
 def test_a_thousand_node_page_stays_under_two_megabytes(tmp_path):
@@ -83,3 +84,25 @@ def test_a_thousand_node_page_stays_under_two_megabytes(tmp_path):
     text = page.path.read_text()
     assert page.path.stat().st_size < 2_000_000
     assert text.count('<g class="node ') == 1000
+
+
+def _counts(page: str) -> dict[str, tuple[int, str]]:
+    return {k: (int(n), words) for k, n, words in re.findall(r'data-count="(\w+)"><b>(\d+)</b> ([^<]*)<', page)}
+
+
+def test_header_counts_all_pieces_and_recompiles_once_per_cause():
+    w, X, y = make_regression()
+    fit = md.compile(fit_logistic)
+    with md.api.record_run() as records:
+        fit(w, X, y, 0.05)
+        fit(w, X[:32], y[:32], 0.05)          # one shape change: the function and its loop bodies capture again
+    page = render_page("t", [md.report.ExplainOutput.from_records(fit_logistic, records)])
+    counts = _counts(page)
+    assert counts["captures"] == (8, "captures") and counts["recompiles"] == (1, "recompile")
+    assert counts["calls"] == (2, "calls")
+    assert counts["hits"][0] == sum(p.hits for p in md.stats(fit).pieces) > 0      # (was: 0 hits, the function's)
+    assert counts["breaks"] == (1, "break")                                           # (was: 1 breaks)
+    recompiles = re.search(r"<h3>Recompiles \(1\)</h3><ul>(.*?)</ul>", page).group(1)
+    assert recompiles.count('<li class="recompile">') == 1 and "X.shape[0]: expected 64, got 32" in recompiles
+    assert "in the same call, so also captured again:" in recompiles
+    assert "went False" not in recompiles                  # the loop's exit is a new path, not a recompile

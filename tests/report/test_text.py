@@ -154,8 +154,8 @@ def test_loop_body_and_builtins_read_as_words():
     assert "`tol` is the float 0.05" in text
     # float() of the loss is a number the graph computes: the loop test is the break, each way captured once
     assert f"the branch at line {loop} (`while loss > tol:`) went False" in text
-    assert f"captured again because the condition of `while loss > tol:` (line {loop}): expected True, got False" \
-        in text
+    assert f"a new path: the branch at line {loop} (`while loss > tol:`) went False" in text
+    assert "captured again because" not in text           # the loop's exit is no recompile
     _generated_names_glossed(text)
 
 
@@ -284,12 +284,32 @@ def test_stack_values_and_break_reasons_name_no_internals():
 
 
 def test_a_new_branch_outcome_is_said_in_words_in_failure_reasons():
-    cfit = md.compile(fit_logistic)
-    cfit(*make_regression(), 0.05)
+    with md.api.record_run() as records:
+        md.compile(fit_logistic)(*make_regression(), 0.05)
     loop = _line(fit_logistic, "while loss > tol:")
-    reasons = [r for key, child in cfit._minidynamo.children.items() if key[0] == "resume"
-               for rs in md.stats(child).guard_failures for r in rs]
+    reasons = [reason for r in records for reason in r.failed_guards]
     assert reasons == [f"the condition of `while loss > tol:` (line {loop}): expected True, got False"]
+
+
+def test_stats_sum_over_all_pieces_with_a_breakdown():
+    w, X, y = make_regression()
+    fit = md.compile(fit_logistic)
+    fit(w, X, y, 0.05)
+    s = md.stats(fit)
+    names = [p.name for p in s.pieces]
+    loop = _line(fit_logistic, "while loss > tol:")
+    assert names[0] == "fit_logistic" and f"fit_logistic (resumed at line {loop})" in names
+    assert s.captures == sum(p.captures for p in s.pieces) == 4              # (was 1: the function's own)
+    assert s.hits == sum(p.hits for p in s.pieces) and s.pieces[0].hits == 0 and s.hits > 60
+    assert (s.calls, s.recompiles, s.new_paths) == (1, 0, 1)                 # the loop's exit: a new path
+    fit(w, X[:32], y[:32], 0.05)                                             # one shape change
+    s = md.stats(fit)
+    assert s.captures == 8 and s.recompiles == 1 and sum(p.recompiles for p in s.pieces) >= 3
+    assert s.guard_failures == [["X.shape[0]: expected 64, got 32"]]
+    assert (s.calls, s.pieces[0].recompiles) == (2, 1)
+    # a piece's own stats stay its own
+    child = next(c for key, c in fit._minidynamo.children.items() if key[0] == "resume")
+    assert md.stats(child).pieces == [] and md.stats(child).captures in (2, 4)
 
 
 def test_entry_idioms_and_namespace_names_are_glossed():

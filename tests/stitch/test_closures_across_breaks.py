@@ -228,4 +228,4 @@ def test_repeated_calls_keep_one_capture_per_piece(fn, args):
     compiled = md.compile(fn)
     for _ in range(3):
         compiled(*args)
-    assert md.stats(compiled).captures == 1
+    assert md.stats(compiled).pieces[0].captures == 1

@@ -26,7 +26,7 @@ def compiled(fn, **options):
 def child_captures(cfn) -> dict[str, int]:
     """Captures of the compiled function and of each resume function it made, by name."""
     state = cfn._minidynamo
-    out = {"<entry>": md.stats(cfn).captures}
+    out = {"<entry>": md.stats(cfn).pieces[0].captures}
     for child in state.children.values():
         inner = getattr(child, "_minidynamo", None)
         if inner is not None:

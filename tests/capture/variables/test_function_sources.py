@@ -18,7 +18,7 @@ def _resume_stats(compiled):
 
 def _captures(result) -> int:
     """Captures of the function and of all its resume functions."""
-    return result.stats.captures + sum(s.captures for s in _resume_stats(result.compiled))
+    return result.stats.pieces[0].captures + sum(s.captures for s in _resume_stats(result.compiled))
 
 
 def closure_then_print(x, k):
@@ -41,7 +41,7 @@ def closure_then_branch(x, k):
 def test_closure_per_call_then_print_is_captured_once():
     calls = [(np.arange(3.0) + i, 2) for i in range(6)]
     r = check(closure_then_print, *calls[0], calls=calls[1:])
-    assert r.stats.captures == 1
+    assert r.stats.pieces[0].captures == 1
     resumes = _resume_stats(r.compiled)
     assert [s.captures for s in resumes] == [1] and resumes[0].hits == 5
 
@@ -49,7 +49,7 @@ def test_closure_per_call_then_print_is_captured_once():
 def test_closure_per_call_then_branch_is_captured_once_per_arm():
     calls = [(np.arange(3.0) * (-1) ** i, 3) for i in range(6)]
     r = check(closure_then_branch, *calls[0], calls=calls[1:])
-    assert r.stats.captures == 1
+    assert r.stats.pieces[0].captures == 1
     resumes = _resume_stats(r.compiled)
     # the branch's resume function once per truth value, the arm after the print once
     assert resumes and sum(s.captures for s in resumes) <= 3 and sum(s.hits for s in resumes) >= 6
@@ -236,7 +236,7 @@ def test_breaking_call_of_a_fresh_closure_calls_that_closure():
     # entry calls the very function it is given (never the first one seen).
     x = np.arange(3.0)
     r = check(call_then_add, make_printing(0.0), x, calls=[(make_printing(float(i)), x) for i in range(1, 6)])
-    assert r.stats.captures == 2 and r.stats.hits == 4
+    assert r.stats.pieces[0].captures == 2 and r.stats.pieces[0].hits == 4
 
 
 def test_breaking_call_of_fresh_closures_with_dynamic_false():
@@ -245,14 +245,14 @@ def test_breaking_call_of_fresh_closures_with_dynamic_false():
     compiled = md.compile(call_then_add, dynamic=False)
     check(call_then_add, make_printing(0.0), x, calls=[(make_printing(float(i)), x) for i in range(1, 6)],
           compiled=compiled)
-    assert md.stats(compiled).captures == 2
+    assert md.stats(compiled).pieces[0].captures == 2
 
 
 def test_breaking_call_of_a_closure_made_once_is_compiled():
     x = np.arange(3.0)
     act = make_printing(2.0)
     r = check(call_then_add, act, x, calls=[(act, x + i) for i in range(1, 6)])
-    assert r.stats.captures == 1
+    assert r.stats.pieces[0].captures == 1
     callees = [md.stats(c) for key, c in _state_of(r.compiled).children.items() if key[0] == "callee"]
     assert len(callees) == 1 and callees[0].hits == 5     # the closure's body is captured too
 

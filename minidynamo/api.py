@@ -20,19 +20,19 @@ import numpy as np
 
 from . import config as _config
 from .backends import call_backend, get_backend, returns_numpy_arrays
-from .cache import Entry, FunctionCache, Mode, Stats, call_moving
+from .cache import Entry, FunctionCache, Mode, Stats, call_moving, signature_text
 from .capture.breaks import BreakCategory, BreakReason
 from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .rng_state import restoring_rng
-from .guards import RELEASE_READS, GuardKind, GuardSet, failures
+from .guards import RELEASE_READS, Guard, GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .report.pieces import Recapture, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch.stitched import build_body, written_inputs
-from .callables import Target, resolve
+from .callables import Target, compiled_function, resolve
 from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
 from .signatures import code_signature
 
@@ -105,6 +105,11 @@ class CompiledState:
             return "eager"
         if seen != self.cache.generation:
             return "retry"
+        if signature_text(code_signature(self.fn)) != (self.cache.params, self.cache.forward):
+            self.skip_reason = (f"{self.fn.__qualname__}.__code__ was replaced by code of another signature: the "
+                                f"compiled function keeps the signature it was compiled with, and runs the new "
+                                f"code as plain Python")
+            return "eager"
         cfg = self.cfg()
         if self.cache.stats.mode is not Mode.PAST_LIMIT:    # (past the limit the dispatcher counts them)
             self.cache.stats.misses += 1
@@ -257,6 +262,8 @@ class CompiledState:
         self._new_cause = record if why is Recapture.RECOMPILE and record.cause is None else None
         if record.reason is not None and self.fullgraph:
             raise GraphBreakError(record.reason)
+        if not resume_info(self.fn).entry:      # (resume functions are made here: their code never changes)
+            record.entry.guards.add(code_guard(self.fn))
         self.cache.add(record.entry)      # may fail (guard rendering, emitted code): then nothing is counted
         self.records.append(record)
         self.cache.stats.captures += 1
@@ -264,6 +271,12 @@ class CompiledState:
         for sym in getattr(record.shape_env, "symbols", ()):   # what this capture kept symbolic, and why
             self.cache.stats.dynamic_dims.setdefault(sym.description, sym.reason)
         return record.entry
+
+
+def code_guard(fn: types.FunctionType) -> Guard:
+    """`fn.__code__` is writable (`f.__code__ = g.__code__`, IPython's autoreload): every entry of a
+    compiled function holds only for the code it captured, as for each function capture inlines."""
+    return Guard("___eager.__code__", GuardKind.ID, fn.__code__, f"{fn.__name__}.__code__")
 
 
 def _internal_location(e: BaseException) -> dict[str, Any]:
@@ -467,10 +480,7 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
 
 
 def _state_of(fn: Any) -> CompiledState | None:
-    while isinstance(fn, functools.partial):      # what compile() hands back for a partial
-        fn = fn.func
-    fn = getattr(fn, "__func__", fn)
-    return getattr(fn, "_minidynamo", None)
+    return getattr(compiled_function(fn), "_minidynamo", None)   # through what compile() hands back
 
 
 def explain(fn: Callable) -> Callable[..., ExplainOutput]:

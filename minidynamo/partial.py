@@ -48,6 +48,7 @@ class ResumeInfo:
     origin: types.FunctionType
     shift: int = 0
     drives: tuple[int, ...] = ()
+    code: types.CodeType | None = None      # origin's code it was cut from (origin's `__code__` is writable)
 
     @property
     def own_drives(self) -> tuple[int, ...]:
@@ -80,7 +81,8 @@ class _Children:
 
     def __init__(self, origin: types.FunctionType, compile_fn: Callable, children: dict) -> None:
         self.fn, self.compile_fn, self.children = origin, compile_fn, children
-        self.ins = decode(origin.__code__)
+        self.code = origin.__code__
+        self.ins = decode(self.code)
 
     def callee(self, target: types.FunctionType) -> Any:
         key = ("callee", target)
@@ -90,21 +92,22 @@ class _Children:
 
     def resume(self, index: int, layout: tuple[bool, ...], names: tuple[str, ...], drives: tuple[int, ...]) -> Any:
         """Compiled resume function of the origin at `index`, handing back at the loop headers `drives`."""
-        # Keyed by the function object: its globals and closure cells are baked into the resume function.
-        key = ("resume", self.fn, index, layout, names, drives)
+        # Keyed by the function object (its globals and closure cells are baked into the resume function)
+        # and its code (writable: an entry for new code never meets a resume function cut from the old).
+        key = ("resume", self.fn, self.code, index, layout, names, drives)
         if key not in self.children:
             raw, shift = resume_function(self.fn, index, layout, names)
             bytecode_log = log("bytecode")
             if bytecode_log.isEnabledFor(logging.DEBUG):
                 bytecode_log.debug("resume function %s:\n%s", raw.__qualname__, dis.Bytecode(raw).dis())
-            raw.__minidynamo_resume__ = ResumeInfo(index + shift, self.fn, shift, drives)
+            raw.__minidynamo_resume__ = ResumeInfo(index + shift, self.fn, shift, drives, self.code)
             self.children[key] = self.compile_fn(raw)
         return self.children[key]
 
     def raiser(self, index: int, layout: tuple[bool, ...], names: tuple[str, ...]) -> Any:
         """The plain function raising an exception at `index` inside its try region (never compiled: it
         runs only on the exception path, handlers included)."""
-        key = ("raise", self.fn, index, layout, names)
+        key = ("raise", self.fn, self.code, index, layout, names)
         if key not in self.children:
             self.children[key], _ = resume_function(self.fn, index, layout, names, raises=True)
         return self.children[key]
@@ -219,6 +222,9 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
     this break cannot be stitched around."""
     check_resumable(fn, reason)
     info = resume_info(fn)
+    if info.code is not None and info.code is not info.origin.__code__:
+        raise CannotResume(f"{info.origin.__qualname__}.__code__ was replaced while this call ran: the rest of "
+                           f"the call runs the code it started with, as plain Python")
     second = capture_function(fn, args, kwargs, name, tag=tag, stop_at=reason.root_stop, entry=info.entry,
                               drives=info.own_drives, **limits)
     if second.frame is None:

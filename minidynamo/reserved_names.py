@@ -63,7 +63,8 @@ def forwarding_wrapper(fn: types.FunctionType, target: Any, renames: dict[str, s
     target_name = "_target"
     while target_name in taken:
         target_name += "_"
-    call = []
+    fn_name, code_name = target_name + "fn", target_name + "code"
+    call, plain = [], []
     for p in sig.parameters.values():
         if p.kind is inspect.Parameter.VAR_POSITIONAL:
             call.append(f"*{p.name}")
@@ -73,9 +74,12 @@ def forwarding_wrapper(fn: types.FunctionType, target: Any, renames: dict[str, s
             call.append(f"{renames.get(p.name, p.name)}={p.name}")
         else:
             call.append(p.name)
+        plain.append(f"{p.name}={p.name}" if p.kind is inspect.Parameter.KEYWORD_ONLY else call[-1])
     name = fn.__name__ if fn.__name__.isidentifier() else "compiled"
-    source = f"def {name}({params}):\n    return {target_name}({', '.join(call)})\n"
-    scope: dict[str, Any] = {target_name: target}
+    # The captured copy keeps fn's code of compile() time: once fn.__code__ is replaced, fn runs as Python.
+    source = (f"def {name}({params}):\n    if {fn_name}.__code__ is not {code_name}:\n"
+              f"        return {fn_name}({', '.join(plain)})\n    return {target_name}({', '.join(call)})\n")
+    scope: dict[str, Any] = {target_name: target, fn_name: fn, code_name: fn.__code__}
     exec(compile(source, f"<minidynamo forwarder {fn.__qualname__}>", "exec"), scope)
     wrapper = scope[name]
     wrapper.__defaults__, wrapper.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__

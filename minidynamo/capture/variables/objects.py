@@ -138,7 +138,8 @@ class UserObjectVar(Var):
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
         call = inspect.getattr_static(type(self.value), "__call__", None)
-        if isinstance(call, types.FunctionType):
+        if isinstance(call, types.FunctionType) and not isinstance(self.value, functools.partial):
+            # (a partial subclass, as compile() hands back for a partial, breaks at the call as partials do)
             guard_class_attribute(frame, type(self.value), "__call__", call)
             return BoundMethodVar(call, self).call(frame, args, kwargs)
         raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")

@@ -1,9 +1,11 @@
 """The report page's inline style sheet and script (nothing is fetched: the page works offline).
 
-The script does three things: a break marker (`.brk`) shows its category, reason and inlining stack in the
-`#brk-detail` panel when clicked, focused or hovered; Escape or a click elsewhere closes it; and when the
-page has been laid out and painted it stores `performance.now()` in `document.body.dataset.rendered`,
-which the browser tests read.
+The script does four things: a break marker (`.brk`) shows its category, reason and inlining stack in the
+`#brk-detail` panel when clicked, focused or hovered, Escape or a click elsewhere closes it; a graph drawing
+(fitted to its box by the style sheet) zooms with its +/−/fit buttons or Ctrl+wheel and pans by dragging
+(its viewBox changes); a link to a folded function section (`details.fn`) opens it; and when the page has
+been laid out and painted it stores `performance.now()` in `document.body.dataset.rendered`, which the
+browser tests read.
 """
 
 CSS = """
@@ -49,8 +51,17 @@ ul.breaks li { margin:6px 0; }
 .piece-body { display:grid; grid-template-columns:minmax(240px, 42%) minmax(0, 1fr); gap:18px; align-items:start; }
 .piece-info { min-width:0; }
 @media (max-width: 900px) { .piece-body { grid-template-columns:1fr; } }
-.graph-wrap { overflow:auto; max-height:640px; border:1px solid var(--line); border-radius:6px; background:#fcfdfe; margin:8px 0; }
-svg.dag { display:block; margin:0 auto; }
+.graph-wrap { overflow:hidden; border:1px solid var(--line); border-radius:6px; background:#fcfdfe; margin:8px 0; }
+svg.dag { display:block; margin:0 auto; max-width:100%; height:auto; max-height:70vh; cursor:grab; touch-action:none; }
+svg.dag.panning { cursor:grabbing; }
+.graph-tools { display:flex; justify-content:flex-end; gap:3px; padding:3px 4px; border-bottom:1px solid var(--line); background:var(--bg); }
+.graph-tools button { font:600 12px/1 system-ui, sans-serif; min-width:24px; height:22px; padding:0 6px; color:var(--ink);
+  background:#fff; border:1px solid var(--line); border-radius:4px; cursor:pointer; }
+.graph-tools button:hover { border-color:var(--acc); }
+details.fn > summary { list-style:none; cursor:pointer; }
+details.fn > summary::-webkit-details-marker { display:none; }
+details.fn > summary h2::before { content:"▸ "; color:var(--mute); }
+details.fn[open] > summary h2::before { content:"▾ "; }
 svg.dag .edge { fill:none; stroke:#8c959f; stroke-width:1.2; }
 svg.dag rect { stroke-width:1.2; }
 svg.dag .input > rect { fill:var(--in); stroke:var(--inb); }
@@ -109,6 +120,63 @@ JS = """
     b.addEventListener('mouseenter', function () { show(b); });
   });
   document.addEventListener('keydown', function (e) { if (e.key === 'Escape') panel.hidden = true; });
+  // A link into a folded function section (the index, a recompile's piece) opens it first.
+  function reveal(id) {
+    var target = id && document.getElementById(id);
+    var fold = target && (target.querySelector(':scope > details.fn') || target.closest('details.fn'));
+    if (fold && !fold.open) fold.open = true;
+    if (target) target.scrollIntoView({block: 'start'});
+  }
+  document.querySelectorAll('a[href^="#"]').forEach(function (a) {
+    a.addEventListener('click', function (e) { e.preventDefault(); reveal(a.getAttribute('href').slice(1));
+      history.replaceState(null, '', a.getAttribute('href')); });
+  });
+  if (location.hash) reveal(location.hash.slice(1));
+  // Graph drawings: the whole graph fits its box at first; zoom and pan change the viewBox.
+  document.querySelectorAll('.graph-wrap').forEach(function (wrap) {
+    var svg = wrap.querySelector('svg.dag');
+    if (!svg) return;
+    var full = svg.getAttribute('viewBox').split(' ').map(Number), vb = full.slice();
+    function show() {
+      vb[2] = Math.min(vb[2], full[2]); vb[3] = Math.min(vb[3], full[3]);
+      vb[0] = Math.max(full[0], Math.min(vb[0], full[0] + full[2] - vb[2]));
+      vb[1] = Math.max(full[1], Math.min(vb[1], full[1] + full[3] - vb[3]));
+      svg.setAttribute('viewBox', vb.map(function (v) { return v.toFixed(1); }).join(' '));
+    }
+    function zoom(f, cx, cy) {
+      if (cx === undefined) { cx = vb[0] + vb[2] / 2; cy = vb[1] + vb[3] / 2; }
+      var w = Math.min(full[2], vb[2] * f), h = Math.min(full[3], vb[3] * f);
+      vb = [cx - (cx - vb[0]) * w / vb[2], cy - (cy - vb[1]) * h / vb[3], w, h];
+      show();
+    }
+    function units() {     // drawing units per screen pixel (the drawing is scaled to fit: 'meet')
+      var r = svg.getBoundingClientRect();
+      return Math.max(vb[2] / Math.max(1, r.width), vb[3] / Math.max(1, r.height));
+    }
+    wrap.querySelectorAll('.graph-tools button').forEach(function (b) {
+      b.addEventListener('click', function () {
+        if (b.dataset.zoom === 'fit') { vb = full.slice(); show(); }
+        else zoom(b.dataset.zoom === 'in' ? 0.6 : 1 / 0.6);
+      });
+    });
+    svg.addEventListener('wheel', function (e) {
+      if (!e.ctrlKey && !e.metaKey) return;      // a plain wheel scrolls the page
+      e.preventDefault();
+      var r = svg.getBoundingClientRect(), u = units();
+      zoom(e.deltaY < 0 ? 0.8 : 1.25, vb[0] + (e.clientX - r.left) * u, vb[1] + (e.clientY - r.top) * u);
+    }, {passive: false});
+    var drag = null;
+    svg.addEventListener('pointerdown', function (e) {
+      drag = {x: e.clientX, y: e.clientY, vb: vb.slice(), u: units()};
+      svg.classList.add('panning');
+    });
+    window.addEventListener('pointermove', function (e) {
+      if (!drag) return;
+      vb[0] = drag.vb[0] - (e.clientX - drag.x) * drag.u; vb[1] = drag.vb[1] - (e.clientY - drag.y) * drag.u;
+      show();
+    });
+    window.addEventListener('pointerup', function () { drag = null; svg.classList.remove('panning'); });
+  });
   requestAnimationFrame(function () { requestAnimationFrame(function () {
     document.body.dataset.rendered = performance.now().toFixed(1);
   }); });

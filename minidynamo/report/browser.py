@@ -70,7 +70,8 @@ def screenshot(html: Path, png: Path, width: int = 1280, height: int = 1400, cli
         rendered_ms(drv)
         if click_first_break:
             drv.execute_script("var b = document.querySelector('section .source .brk:not(.off)');"
-                               "if (b) { b.closest('section').scrollIntoView({block: 'start'}); b.click(); }")
+                               "if (b) { b.closest('details.fn').open = true;"
+                               " b.closest('section').scrollIntoView({block: 'start'}); b.click(); }")
         drv.save_screenshot(str(png))
     finally:
         drv.quit()

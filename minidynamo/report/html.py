@@ -33,7 +33,9 @@ def write_page(path: Any, title: str, outputs: list, note: str = "") -> Path:
 
 
 def render_page(title: str, outputs: list, note: str = "") -> str:
-    sections = [_function_section(out, f"fn{i}") for i, out in enumerate(outputs)]
+    # One section per function, folded (a <details>) except the first: a run of five functions is an
+    # index and five headings, not a page 16,000 px tall; the index links and break markers open theirs.
+    sections = [_function_section(out, f"fn{i}", i == 0) for i, out in enumerate(outputs)]
     index = _index(outputs) if len(outputs) > 1 or note else ""
     stamp = time.strftime("%Y-%m-%d %H:%M:%S")
     return (
@@ -100,7 +102,7 @@ def _where(fn: Any) -> str:
 
 # ---- one compiled function ----------------------------------------------------------------------------
 
-def _function_section(out: Any, sid: str) -> str:
+def _function_section(out: Any, sid: str, open_: bool = True) -> str:
     pieces = make_pieces(out.fn, out.records)
     for p in pieces:
         p.anchor = f"{sid}-{p.anchor}"
@@ -110,16 +112,16 @@ def _function_section(out: Any, sid: str) -> str:
         f'<span class="stat{" bad" if k in ("breaks", "recompiles") and c[k] else ""}" data-count="{k}"><b>{v}</b> '
         f'{escape(_COUNTED[k][v != 1])}</span>' for k, v in c.items() if k != "ms") + \
         f'<span class="stat"><b>{c["ms"]:.2f}</b> ms capture</span>'
-    parts = [f'<section class="function" id="{sid}"><h2>{escape(out.function)} '
-             f'<span class="meta">{escape(_where(out.fn))}</span></h2>',
-             f'<div class="stats">{stats}</div>']
+    parts = [f'<section class="function" id="{sid}"><details class="fn"{" open" if open_ else ""}><summary>'
+             f'<h2>{escape(out.function)} <span class="meta">{escape(_where(out.fn))}</span></h2>'
+             f'<div class="stats">{stats}</div></summary>']
     markers = _Markers(sid)
     parts.append(_source(out, markers, pieces))
     parts.append(_breaks(out, markers))
     parts.append(_recompiles(pieces))
     parts.append(f"<h3>Captured pieces ({len(pieces)})</h3>")
     parts += [_piece(p, by_fn, pieces) for p in pieces]
-    parts.append("</section>")
+    parts.append("</details></section>")
     return "".join(parts)
 
 
@@ -243,7 +245,7 @@ def _piece(p: Piece, by_fn: dict, pieces: list[Piece]) -> str:
                      f'</span><span><i style="background:#fff;border-color:#8c959f"></i>op</span><span><i style='
                      f'"background:#dafbe1;border-color:#4ac26b"></i>outputs</span><span>{len(g.nodes)} nodes, '
                      f"{g.count()} ops</span></div>")
-        parts.append(f'<div class="graph-wrap">{draw_graph(g, p.anchor)}</div>')
+        parts.append(f'<div class="graph-wrap">{_GRAPH_TOOLS}{draw_graph(g, p.anchor)}</div>')
         parts.append(f"<details><summary>Graph as text</summary><pre>{escape(str(g))}</pre></details>")
     elif r.reason is not None and getattr(r.reason, "fallback", ""):
         parts.append(f"<p>No graph: this code runs eagerly ({escape(r.reason.fallback)}).</p>")
@@ -265,6 +267,13 @@ def _piece(p: Piece, by_fn: dict, pieces: list[Piece]) -> str:
                      f"<pre>{escape(_bytecode(p.fn))}</pre></details>")
     parts.append("</div></div></article>")
     return "".join(parts)
+
+
+# The drawing starts fitted to its box, so wide graphs keep their right side and tall ones their output
+# node; these zoom it (the page's script changes the viewBox), and dragging pans.
+_GRAPH_TOOLS = ('<div class="graph-tools"><button type="button" data-zoom="in" title="zoom in">+</button>'
+                '<button type="button" data-zoom="out" title="zoom out">−</button>'
+                '<button type="button" data-zoom="fit" title="show the whole graph">fit</button></div>')
 
 
 def _bytecode(fn: Any) -> str:

@@ -105,6 +105,25 @@ def chain_graph(n: int) -> Graph:
     return g
 
 
+def wide_graph(n: int) -> Graph:
+    """One input and n ops that each read it: one layer n nodes wide."""
+    g = Graph("wide")
+    spec = ArraySpec((8,), np.float64)
+    x = g.add_input("x", spec)
+    g.set_outputs([g.call("tanh", np.tanh, (x,), spec=spec) for _ in range(n)])
+    return g
+
+
+def fit_page(directory: Path) -> Page:
+    """A wide graph (40 nodes in one layer) and a tall one (a chain of 80): both must fit their box."""
+    entry = Entry(GuardSet(), ["return ___o[0]"], {}, "e0")
+    records = [CaptureRecord(wide_graph, entry, wide_graph(40), None, 0.0),
+               CaptureRecord(wide_graph, entry, chain_graph(80), None, 0.0)]
+    out = ExplainOutput.from_records(wide_graph, records)
+    out.to_html(directory / "fit.html")
+    return _page("fit", directory / "fit.html", [out], run=False)
+
+
 def big_page(directory: Path, n: int = 1000) -> Page:
     g = chain_graph(n)
     entry = Entry(GuardSet(), ["return ___o[0]"], {}, "e0")

@@ -12,7 +12,7 @@ import pytest
 
 from minidynamo.report.browser import BrowserUnavailable, find_tools, rendered_ms
 
-from .pages import Page, big_page, corpus_pages, script_page, tour_pages
+from .pages import Page, big_page, corpus_pages, fit_page, script_page, tour_pages
 
 try:
     find_tools()
@@ -53,10 +53,15 @@ def test_every_graph_is_drawn_with_its_node_count(browser, pages, tmp_path):
         assert (tmp_path / f"{page.name}.png").stat().st_size > 10_000
 
 
+OPEN_ALL = "document.querySelectorAll('details.fn').forEach(function (d) { d.open = true; });"
+ELSEWHERE = "header.top h1"     # a click here closes the break panel and toggles nothing
+
+
 def test_clicking_a_break_marker_shows_its_reason(browser, pages):
     checked = 0
     for page in (p for p in pages if p.breaks):
         _open(browser, page.path)
+        browser.execute_script(OPEN_ALL)
         markers = browser.find_elements("css selector", "ul.breaks .brk")
         assert len(markers) == len(page.breaks), page.name
         for marker, message in zip(markers, page.breaks):
@@ -67,7 +72,7 @@ def test_clicking_a_break_marker_shows_its_reason(browser, pages):
             assert message in panel.find_element("css selector", ".reason").text, page.name
             assert panel.find_element("css selector", ".cat").text == marker.get_attribute("data-category")
             checked += 1
-        browser.find_element("css selector", "h2").click()       # a click elsewhere closes the panel
+        browser.find_element("css selector", ELSEWHERE).click()       # a click elsewhere closes the panel
         assert not browser.find_element("id", "brk-detail").is_displayed()
     assert checked >= 5
 
@@ -81,7 +86,7 @@ def test_markers_on_source_lines_open_the_panel_on_click_and_hover(browser, page
     line = marker.find_element("xpath", "..").find_element("css selector", ".no").text
     marker.click()
     assert f"tour_programs.py:{line} in sign_switch" in browser.find_element("css selector", "#brk-detail .where").text
-    browser.find_element("css selector", "h2").click()
+    browser.find_element("css selector", ELSEWHERE).click()
     assert not browser.find_element("id", "brk-detail").is_displayed()
     ActionChains(browser).move_to_element(marker).perform()
     assert browser.find_element("id", "brk-detail").is_displayed()
@@ -96,3 +101,69 @@ def test_a_thousand_node_graph_renders_in_under_two_seconds(browser, tmp_path):
     assert browser.execute_script(DRAWN) == [[1000, 999, 1]]
     assert min(times) < 2000, f"first paint after {min(times):.0f} ms (loads: {times})"
     browser.save_screenshot(str(tmp_path / "big.png"))
+
+
+# For each drawn graph: its box, the extent of its nodes and its `return` box, in page pixels.
+EXTENTS = """return Array.from(document.querySelectorAll('main .graph-wrap')).map(function (w) {
+  var box = w.getBoundingClientRect(), svg = w.querySelector('svg.dag');
+  var rs = Array.from(svg.querySelectorAll(':scope > g.node, :scope > g.ret')).map(function (g) {
+    return g.getBoundingClientRect(); });
+  var ret = svg.querySelector(':scope > g.ret').getBoundingClientRect();
+  return {box: [box.left, box.right, box.top, box.bottom], left: Math.min.apply(null, rs.map(function (r) {
+    return r.left; })), right: Math.max.apply(null, rs.map(function (r) { return r.right; })),
+    ret: [ret.top, ret.bottom], viewBox: svg.getAttribute('viewBox')}; });"""
+
+
+def _fits(extent: dict) -> bool:
+    left, right, top, bottom = extent["box"]
+    return extent["left"] >= left - 1 and extent["right"] <= right + 1 and \
+        extent["ret"][0] >= top - 1 and extent["ret"][1] <= bottom + 1
+
+
+def test_wide_and_tall_graphs_fit_their_box_with_the_output_node_visible(browser, pages, tmp_path):
+    for page in [fit_page(tmp_path), big_page(tmp_path, 1000), *pages]:
+        _open(browser, page.path)
+        browser.execute_script(OPEN_ALL)
+        extents = browser.execute_script(EXTENTS)
+        assert len(extents) == len(page.graphs), page.name
+        assert [e for e in extents if not _fits(e)] == [], page.name
+
+
+def _view_box(drv, svg) -> list[float]:
+    return [float(v) for v in drv.execute_script("return arguments[0].getAttribute('viewBox')", svg).split()]
+
+
+def test_graph_drawings_zoom_and_pan(browser, tmp_path):
+    from selenium.webdriver import ActionChains
+
+    page = fit_page(tmp_path)
+    _open(browser, page.path)
+    wrap = browser.find_elements("css selector", ".graph-wrap")[0]
+    svg = wrap.find_element("css selector", "svg.dag")
+    full = _view_box(browser, svg)
+    wrap.find_element("css selector", "button[data-zoom=in]").click()
+    zoomed = _view_box(browser, svg)
+    assert zoomed[2] < full[2] * 0.7 and zoomed[3] < full[3] * 0.7
+    ActionChains(browser).move_to_element(svg).click_and_hold().move_by_offset(60, 0).release().perform()
+    panned = _view_box(browser, svg)
+    assert panned[0] < zoomed[0] and panned[2:] == zoomed[2:]        # dragged right: the view moved left
+    wrap.find_element("css selector", "button[data-zoom=fit]").click()
+    assert _view_box(browser, svg) == full
+
+
+def test_a_run_of_several_functions_folds_all_but_the_first(browser, pages):
+    page = next(p for p in pages if p.name == "script")
+    _open(browser, page.path)
+    folds = browser.execute_script("return Array.from(document.querySelectorAll('details.fn')).map("
+                                   "function (d) { return d.open; })")
+    assert len(folds) == page.functions >= 3 and folds == [True] + [False] * (page.functions - 1)
+    folded = browser.execute_script("return document.body.scrollHeight")
+    browser.execute_script(OPEN_ALL)
+    assert browser.execute_script("return document.body.scrollHeight") > 2 * folded
+    _open(browser, page.path)
+    link = browser.find_elements("css selector", "table.index a")[-1]
+    link.click()                                   # the index link opens its folded section and shows it
+    target = link.get_attribute("href").split("#")[1]
+    assert browser.execute_script(f"return document.getElementById('{target}').querySelector('details.fn').open")
+    top = browser.execute_script(f"return document.getElementById('{target}').getBoundingClientRect().top")
+    assert -2 <= top < 100

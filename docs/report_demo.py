@@ -1,6 +1,8 @@
 """A run for `python -m minidynamo report`: the tour's programs compiled and called the way a user would,
-so the page shows a whole graph, a data-dependent branch taken both ways, a recompile on a new shape and
-a training loop whose body is captured once and driven per iteration.
+so the page shows a whole graph and a recompile on a new shape (mlp_block), a data-dependent `if` folded
+into the graph as a cond node (sign_switch), the same `if` with a print in one arm, a real graph break
+taken both ways with a resume function per way (loud_switch), and a training loop whose body is captured
+once and driven per iteration (fit_logistic). tests/test_docs.py checks each of these claims.
 
     python -m minidynamo report docs/report_demo.py -o report.html --screenshot docs/report.png
 """
@@ -8,7 +10,8 @@ a training loop whose body is captured once and driven per iteration.
 import numpy as np
 
 import minidynamo as md
-from minidynamo.examples.tour_programs import fit_logistic, make_inputs, make_regression, mlp_block, sign_switch
+from minidynamo.examples.tour_programs import fit_logistic, loud_switch, make_inputs, make_regression, \
+    mlp_block, sign_switch
 
 x, params = make_inputs()
 block = md.compile(mlp_block)
@@ -17,8 +20,12 @@ block(x, params)
 block(np.ones((6, 8)), params)            # a new shape: the guard on x.shape fails, block is captured again
 
 switch = md.compile(sign_switch)
+for v in (np.abs(x), -np.abs(x)):
+    switch(v)                             # both arms are array code: one graph with a cond node, no break
+
+loud = md.compile(loud_switch)
 for v in (np.abs(x), -np.abs(x), np.abs(x)):
-    switch(v)                             # the `if` runs in plain Python; each outcome has a resume function
+    loud(v)                               # an arm prints: the `if` is a break, each way its resume function
 
 w, X, y = make_regression()
 fit = md.compile(fit_logistic)

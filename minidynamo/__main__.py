@@ -20,7 +20,9 @@ def _section(title: str) -> None:
 def tour() -> int:
     from . import api
     from .backends import get_backend
-    from .examples.tour_programs import fit_logistic, make_inputs, make_regression, mlp_block, sign_switch
+    from .examples.tour_programs import fit_logistic, loud_switch, make_inputs, make_regression, mlp_block, \
+        sign_switch
+    from .report.run import outputs_of_run
     from .tracing import LazyRunner, TraceError, run, trace
 
     x, params = make_inputs()
@@ -34,14 +36,24 @@ def tour() -> int:
     print(f"\ncompiled result bit-identical to eager: {same}")
     print(f"captures={st.captures} hits={st.hits} recompiles={st.recompiles}; why: {st.guard_failures[-1]}")
 
-    _section("2. A data-dependent branch: explain(sign_switch)(x)\n"
-             "   graph before the `if`, the `if` in plain Python, a resume function per path")
+    _section("2. A data-dependent branch with pure arms: explain(sign_switch)(x)\n"
+             "   both arms are array code, so the `if` is folded into the one graph as a cond node: no break")
     print(api.explain(sign_switch)(x))
     cs = api.compile(sign_switch)
     ok = all(np.array_equal(cs(v), sign_switch(v)) for v in (np.abs(x), -np.abs(x), np.abs(x)))
     print(f"\ncompiled sign_switch matches eager on positive and negative inputs: {ok}")
 
-    _section("3. The same branch under the simpler front ends of the lecture")
+    _section("3. A branch that breaks the graph: loud_switch, called on a positive, then a negative input\n"
+             "   one arm prints, which a cond node cannot hold: the graph stops before the `if`; its stitched\n"
+             "   entry runs the graph, takes the branch in plain Python and calls the resume function of the\n"
+             "   path taken, captured when first taken (the True path breaks again at its print)")
+    with api.record_run() as records:
+        cl = api.compile(loud_switch)
+        same = [np.array_equal(cl(v), loud_switch(v)) for v in (np.abs(x), -np.abs(x))]
+    print(outputs_of_run(records)[0])
+    print(f"\ncompiled loud_switch matches eager on both paths: {all(same)}")
+
+    _section("4. The lecture's branch under the simpler front ends")
     pos, neg = np.abs(x[:3, :4]), -np.abs(x[:3, :4])
     try:
         trace(sign_switch, {"x": (3, 4)}, mode="error")
@@ -57,7 +69,7 @@ def tour() -> int:
     print(f"LazyRunner:               {len(lr.graphs)} graphs {lr.graphs}, "
           f"correct: {np.array_equal(out, sign_switch(neg))}")
 
-    _section("4. A loop that runs until a Python float is small: fit_logistic(w, X, y, tol=0.05)")
+    _section("5. A loop that runs until a Python float is small: fit_logistic(w, X, y, tol=0.05)")
     w, X, y = make_regression()
     counter = _GraphCounter(get_backend("numpy"))
     cf = api.compile(fit_logistic, backend=counter)

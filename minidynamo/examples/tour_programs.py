@@ -1,5 +1,6 @@
-"""Programs the tour captures: a block that captures whole, the lecture's data-dependent branch, and a
-training loop that runs until its loss (a Python float read out of an array) is small enough."""
+"""Programs the tour captures: a block that captures whole, the lecture's data-dependent branch (folded into a
+cond node), the same branch with a print in one arm (a real graph break), and a training loop that runs
+until its loss (a Python float read out of an array) is small enough."""
 
 from __future__ import annotations
 
@@ -18,9 +19,21 @@ def mlp_block(x, params, n_layers=2):
 
 
 def sign_switch(x):
-    """The lecture's data-dependent branch: the `if` needs the value of an array."""
+    """The lecture's data-dependent branch: the `if` needs the value of an array. Both arms are pure array
+    code, so capture folds the `if` into one graph (a cond node) instead of breaking there."""
     s = x.sum(axis=-1).sum(axis=-1)
     if s > 0:
+        return x * 2.0
+    return x * -1.0
+
+
+def loud_switch(x):
+    """The same branch with a print in one arm: a cond node cannot hold a print (a side effect), so the `if`
+    is a graph break: the graph stops before it, plain Python takes the branch, and a resume function
+    continues on the path taken (the True path breaks once more, at its print)."""
+    s = x.sum(axis=-1).sum(axis=-1)
+    if s > 0:
+        print("sum is positive")
         return x * 2.0
     return x * -1.0
 

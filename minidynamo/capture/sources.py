@@ -148,6 +148,8 @@ class CallSource(Source):
 def input_name(source: Source) -> str:
     """A readable Python identifier for a graph input read from `source` (p['W1'] -> p_W1)."""
     text = source.describe().replace("global ", "").replace("closure variable ", "")
+    if "`" in text:      # a value labelled in words (a resume function's stack value): named after its slot
+        text = source.expr()
     out = "".join(c if c.isalnum() else "_" for c in text).strip("_")
     while "__" in out:
         out = out.replace("__", "_")

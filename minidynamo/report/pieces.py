@@ -248,7 +248,12 @@ def describe_guards(guards: list[Guard], piece: Piece | None = None) -> list[tup
         out.append((words, " and ".join(str(g) for g in gs)))
     names = {g.expr: _name(g) for g in reversed(guards)}    # each value's human name (its first guard's)
     arrays = {g.expr for g in guards if g.kind is GuardKind.TYPE and g.expected is np.ndarray}
-    return out + relation_lines(relations, lambda e: names.get(e) or readable_expr(e), arrays)
+
+    def said(e: str) -> str:         # `x`, or a stack value's label (words already)
+        if piece is not None and _STACK.fullmatch(e) and e in piece.stack_values:
+            return piece.stack_values[e]
+        return f"`{names.get(e) or readable_expr(e)}`"
+    return out + relation_lines(relations, said, arrays)
 
 
 _COUNT = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
@@ -257,8 +262,8 @@ _COUNT = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", 
 def relation_lines(relations: list, name: Any, arrays: set[str]) -> list[tuple[str, str]]:
     """Identity guards in words, one line per set of values that must stay distinct ("`w`, `g`, `m` are three
     distinct arrays"), not one per pair; a set whose pairs are not all guarded is said per value ("`a` is
-    none of `b`, `c`"). `name(expr)` is a value's human name, `arrays` the exprs known to be ndarrays."""
-    out = [(f"`{name(a)}` and `{name(b)}` are one object", str(g)) for g, (a, b, same) in relations if same]
+    none of `b`, `c`"). `name(expr)` is a value as said (`x` in backticks), `arrays` the exprs of ndarrays."""
+    out = [(f"{name(a)} and {name(b)} are one object", str(g)) for g, (a, b, same) in relations if same]
     pairs: dict[tuple[str, str], Guard] = {}
     for g, (a, b, same) in relations:
         if not same and (b, a) not in pairs:
@@ -277,13 +282,13 @@ def relation_lines(relations: list, name: Any, arrays: set[str]) -> list[tuple[s
         if len(guards) == len(ms) * (len(ms) - 1) // 2:       # every pair guarded: one line
             noun = "arrays" if all(e in arrays for e in ms) else "objects"
             count = _COUNT[len(ms)] if len(ms) < len(_COUNT) else str(len(ms))
-            out.append((f"{', '.join(f'`{name(e)}`' for e in ms)} are {count} distinct {noun}", exact))
+            out.append((f"{', '.join(name(e) for e in ms)} are {count} distinct {noun}", exact))
             continue
         for e in ms:
             others = [b for (a, b) in pairs if a == e]
             if others:
-                listed = ", ".join(f"`{name(o)}`" for o in others)
-                out.append((f"`{name(e)}` is " + (f"not {listed}" if len(others) == 1 else f"none of {listed}"),
+                listed = ", ".join(name(o) for o in others)
+                out.append((f"{name(e)} is " + (f"not {listed}" if len(others) == 1 else f"none of {listed}"),
                             " and ".join(str(pairs[(e, o)]) for o in others)))
     return out
 
@@ -297,7 +302,10 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
         words = _stack_words(expr, kinds, piece, label)
         if words is not None:
             return words
-        name = label if _STACK.fullmatch(expr) else _STACK.sub(lambda m: f"<{m.group(0)[3:]}>", name)
+        if not _STACK.fullmatch(expr):       # a check on part of a stack value: said over `<value>`
+            checks = "; ".join(str(Guard(_STACK.sub("<value>", expr), k, v)) for k, v in kinds.items())
+            return f"`{checks}`, where <value> is {label}"
+        name = label
     b = re.fullmatch(r"builtin (\w+)", expr)        # (describe_guards' key for a builtin's two guards)
     if b and GuardKind.ID in kinds:
         n = b.group(1)
@@ -331,8 +339,9 @@ def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> s
     if ty is not None and len(kinds) == 1:
         return f"{name} is {_a(short_repr(ty))} (any value: not specialized)" if ty in (int, float) \
             else f"{name} is {_a(short_repr(ty))}"
-    return f"{name}: " + "; ".join(str(Guard(first.expr, k, v)) for k, v in kinds.items()) if stack else \
-        "; ".join(str(Guard(first.expr, k, v)) for k, v in kinds.items())
+    if stack:       # (a stack value's other checks, said over `<value>`)
+        return f"{name}: `" + "; ".join(str(Guard("<value>", k, v)) for k, v in kinds.items()) + "`"
+    return "; ".join(str(Guard(first.expr, k, v)) for k, v in kinds.items())
 
 
 def _a(noun: str) -> str:
@@ -359,7 +368,7 @@ def _stack_words(expr: str, kinds: dict, piece: Piece, label: str) -> str | None
             return f"the branch at line {line} (`{text}`) went {v}"
         return f"`{text}` (line {line}) gave {v}"
     if type(v) is bool:
-        return f"the condition `{_STACK.sub('<value>', readable_expr(expr))}` was {v}, where <value> is {label}"
+        return f"the condition `{readable_expr(_STACK.sub('<value>', expr))}` was {v}, where <value> is {label}"
     return None
 
 

@@ -266,7 +266,7 @@ def test_relation_lines_say_a_partial_set_value_by_value():
 
     pairs = [Guard(f"(a is {o})", GuardKind.EQUALS, False) for o in "bc"] + [Guard("(p is q)", GuardKind.EQUALS, True)]
     relations = [(g, (g.expr[1], g.expr[-2], g.expected)) for g in pairs]
-    words = [w for w, _ in relation_lines(relations, str, set())]
+    words = [w for w, _ in relation_lines(relations, lambda e: f"`{e}`", set())]
     assert words == ["`p` and `q` are one object", "`a` is none of `b`, `c`"]
 
 
@@ -330,3 +330,24 @@ def test_entry_idioms_and_namespace_names_are_glossed():
 
 
 _GLOBAL = np.full(3, 2.0)
+
+
+def masked_means(points, assign, k):
+    new = np.zeros((k, points.shape[1]))
+    for j in range(k):
+        members = points[assign == j]
+        if members.shape[0] > 0:
+            new[j] = members.mean(axis=0)
+    return new
+
+
+def test_checks_on_part_of_a_stack_value_name_no_internals():
+    rng = np.random.default_rng(0)
+    with md.config.patch(auto_cond=False):
+        text = str(md.explain(masked_means)(rng.standard_normal((24, 2)), rng.integers(0, 3, 24), 3))
+    line = _line(masked_means, "members = points")
+    assert f"where <value> is the value of `members = points[assign == j]` (line {line})" in text
+    assert "the_value_of" not in text and "stack1: f64[" in text          # graph inputs keep short names
+    assert f"`new`, the value of `members = points[assign == j]` (line {line}) are four distinct arrays" in text
+    leaks = [t for t in _prose(text) if INTERNAL.search(t)]
+    assert leaks == [], leaks

@@ -22,4 +22,5 @@ def jump_forward(label: Label) -> Instr:
 
 
 def is_unchecked_load(instr: Instr) -> bool:
-    return instr.name == "LOAD_FAST" and isinstance(instr.arg, str)
+    """A local load that reads garbage, or crashes, on an unbound local (3.14: LOAD_FAST_BORROW too)."""
+    return instr.name in pyversion.LOCAL_LOADS and instr.name != "LOAD_FAST_CHECK" and isinstance(instr.arg, str)

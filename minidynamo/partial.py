@@ -130,20 +130,22 @@ def for_driver(header: int, body: Callable[[tuple, Layout], Any], exit_: Callabl
     A plain function, not a partial: the entry's call then hands it the only reference to the state.
     Inside a try region (`raiser`), an exception of next() is raised where FOR_ITER stands by the raiser,
     so the region's own handler catches it (an inlined comprehension restores its loop variable there)."""
+    slots = pyversion.ITER_SLOTS       # the iterator's stack slots, itself first (3.15: then a NULL)
+
     def drive(res: Any) -> Any:
         while type(res) is LoopState and res.header == header:
             # Not `except StopIteration:` around the exit: the code after the loop would run inside that
             # handler, its exceptions chained to the StopIteration and the handler's traceback keeping this
             # frame's locals referenced (eager FOR_ITER leaves no trace of the exhausted iterator).
             if raiser is None:
-                item = next(res.stack[-1], _EXHAUSTED)
+                item = next(res.stack[-slots], _EXHAUSTED)
             else:
-                item = _next_or_exception(res.stack[-1])
+                item = _next_or_exception(res.stack[-slots])
                 if type(item) is _Raised:     # (outside the except clause: no exception context leaks)
                     return call_moving(raiser(res.names, res.layout()), [item.exc, *res.arguments(res.stack)], {})
             if item is _EXHAUSTED:
-                fn = exit_(res.names, res.layout()[:-1])
-                res = res.arguments(res.stack[:-1])
+                fn = exit_(res.names, res.layout()[:-slots])
+                res = res.arguments(res.stack[:-slots])
                 return call_moving(fn, res, {})
             fn = body(res.names, res.layout() + (True,))
             res = res.arguments((*res.stack, item))

@@ -13,6 +13,10 @@ VERSION: Final = sys.version_info[:2]
 PY311: Final = VERSION == (3, 11)
 PY312: Final = VERSION == (3, 12)
 PY313: Final = VERSION == (3, 13)
+# The versions whose bytecode this package knows. A newer Python never reaches generated code: compile()
+# returns a function running the original eagerly, with one warning (api.py).
+OLDEST_SUPPORTED: Final = (3, 11)
+NEWEST_SUPPORTED: Final = (3, 15)
 # 3.11: PRECALL's specialized forms (PRECALL_NO_KW_METHOD_DESCRIPTOR_NOARGS, ...) make the call themselves
 # and then skip the CALL they assume right after them by a fixed offset. Code placed between KW_NAMES/PRECALL
 # and their CALL (a raiser's raise block, stitch/resume.py) is jumped into at a wrong offset once PRECALL has
@@ -21,7 +25,7 @@ PY313: Final = VERSION == (3, 13)
 # A raise block goes before these instructions instead; they change no stack slot, so the stack layout is
 # the CALL's.
 CALL_PREFIX_OPS: Final = ("PRECALL", "KW_NAMES") if PY311 else ()
-SUPPORTED: Final = (3, 11) <= VERSION <= (3, 13)
+SUPPORTED: Final = OLDEST_SUPPORTED <= VERSION <= NEWEST_SUPPORTED
 
 # 3.13: CALL sees [callable, self_or_null, *args]; 3.11-3.12: [null_or_method, callable_or_self, *args].
 NULL_AFTER_CALLABLE: Final = VERSION >= (3, 13)
@@ -51,23 +55,47 @@ LOAD_ATTR_HAS_METHOD_FLAG: Final = VERSION >= (3, 12)
 DIRECTIONAL_JUMPS: Final = VERSION < (3, 12)
 # 3.13: POP_JUMP_IF_* need an exact bool, so TO_BOOL precedes them (a numpy.bool_ is silently "true").
 JUMPS_NEED_TO_BOOL: Final = VERSION >= (3, 13)
-# 3.12+: RETURN_CONST; 3.11: LOAD_CONST + RETURN_VALUE.
-HAS_RETURN_CONST: Final = VERSION >= (3, 12)
+# 3.12-3.13: RETURN_CONST; 3.11 and 3.14+: LOAD_CONST (or LOAD_SMALL_INT) + RETURN_VALUE.
+HAS_RETURN_CONST: Final = (3, 12) <= VERSION <= (3, 13)
 # 3.12 (PEP 709) inlines list/dict/set comprehensions into the enclosing code.
 INLINED_COMPREHENSIONS: Final = VERSION >= (3, 12)
-# 3.12: END_FOR pops iterator and value; 3.13: END_FOR + POP_TOP; 3.11: neither.
+# 3.12: END_FOR pops iterator and value; 3.13: END_FOR + POP_TOP; 3.14+: END_FOR + POP_ITER; 3.11: neither.
 HAS_END_FOR: Final = VERSION >= (3, 12)
 # 3.13: LOAD_CLOSURE is a pseudo op; closures are built with LOAD_FAST on the cell.
 LOAD_CLOSURE_IS_PSEUDO: Final = VERSION >= (3, 13)
 # 3.13: MAKE_FUNCTION takes no flags; SET_FUNCTION_ATTRIBUTE attaches defaults/closure/annotations.
 HAS_SET_FUNCTION_ATTRIBUTE: Final = VERSION >= (3, 13)
-# 3.13 fuses LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST.
+# 3.13 fuses LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST (3.14 adds the borrow pair).
 HAS_SUPERINSTRUCTIONS: Final = VERSION >= (3, 13)
 # An exhausted FOR_ITER pops the iterator and jumps to its target (3.11), or past the END_FOR there (3.12),
-# or past END_FOR + POP_TOP (3.13); `bytecode` labels the END_FOR itself.
+# or past END_FOR + POP_TOP (3.13); 3.14+ jumps past END_FOR onto POP_ITER, which pops the iterator: for
+# capture the same as 3.13, so loop exits continue 2 past the target. `bytecode` labels the END_FOR itself.
 FOR_ITER_EXIT_SKIP: Final = {(3, 11): 0, (3, 12): 1}.get(VERSION, 2)
-# 3.12: BINARY_SLICE / STORE_SLICE for a[b:c] with no step.
+# 3.15: GET_ITER pushes two slots, the iterator and a NULL (or, in eager code over a list or tuple, the
+# sequence and a tagged index no Python code can hold); FOR_ITER reads both, POP_ITER pops both. Capture
+# and generated code always use [iterator, NULL], which 3.15's FOR_ITER runs as the plain iterator protocol.
+ITER_SLOTS: Final = 2 if VERSION >= (3, 15) else 1
+# 3.12: BINARY_SLICE / STORE_SLICE for a[b:c] with no step (3.14 folds constant bounds into one slice constant).
 HAS_BINARY_SLICE: Final = VERSION >= (3, 12)
+# 3.14: BINARY_SUBSCR became BINARY_OP with BinaryOp.SUBSCR (NB_SUBSCR).
+SUBSCR_IS_BINARY_OP: Final = VERSION >= (3, 14)
+# 3.14: CALL_FUNCTION_EX always has a keyword-arguments slot above the positional tuple (NULL without
+# `**`); 3.11-3.13: bit 0 of its oparg says whether a mapping is there.
+CALL_EX_HAS_KWARGS_SLOT: Final = VERSION >= (3, 14)
+# 3.14: LOAD_FAST_BORROW pushes a borrowed reference (no reference count) where the compiler proved the
+# local outlives the stack item; LOAD_FAST_BORROW_LOAD_FAST_BORROW fuses two. Resume code keeps them (eager's
+# reference counts, which ndarray.resize checks) and turns one into LOAD_FAST_CHECK only where the local
+# may be unbound: an unchecked load of an unbound local crashes the interpreter.
+HAS_BORROW_LOADS: Final = VERSION >= (3, 14)
+# The opcodes reading one local (3.12 added LOAD_FAST_CHECK, 3.14 LOAD_FAST_BORROW).
+LOCAL_LOADS: Final = ("LOAD_FAST", "LOAD_FAST_CHECK") + (("LOAD_FAST_BORROW",) if HAS_BORROW_LOADS else ())
+# 3.14: a while loop's test stands only at its top (the back edge jumps to the test, the body follows the
+# test's NOT_TAKEN); 3.11-3.13 repeat the test at the bottom and jump back to the body's first instruction.
+WHILE_TESTED_AT_TOP: Final = VERSION >= (3, 14)
+# 3.15 (PEP 810, lazy imports): IMPORT_NAME's argument is (lazy, eager, name), as `bytecode` decodes it.
+IMPORT_NAME_HAS_LAZY_FLAG: Final = VERSION >= (3, 15)
+# 3.14: t-strings (PEP 750): BUILD_INTERPOLATION, BUILD_TEMPLATE.
+HAS_TEMPLATE_STRINGS: Final = VERSION >= (3, 14)
 # 3.12: LOAD_GLOBAL / LOAD_ATTR / LOAD_SUPER_ATTR tuple args; 3.11 LOAD_GLOBAL already (push_null, name).
 
 

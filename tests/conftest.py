@@ -236,9 +236,14 @@ def check(fn: Callable, *args: Any, calls: Sequence[tuple] | None = None, global
 # ---- asserting through dis that a test exercises the opcode it is about (STYLE §7) -----------------------
 
 def opnames(fn: Any) -> set[str]:
-    """Opcode names in fn's code and in every code object nested in it (lambdas, 3.11 comprehensions)."""
+    """Opcode names in fn's code and in every code object nested in it (lambdas, 3.11 comprehensions): as
+    dis shows them, as capture reads them (capture/instructions.py: 3.14's LOAD_FAST_BORROW is a LOAD_FAST
+    there), and 3.14's subscript BINARY_OP (what BINARY_SUBSCR was) also as "BINARY_OP_SUBSCR"."""
+    from minidynamo.capture.instructions import decode
     code = fn.__code__ if hasattr(fn, "__code__") else fn
-    names = {i.opname for i in dis.get_instructions(code)}
+    names = {i.opname for i in dis.get_instructions(code)} | {i.name for i in decode(code).instrs}
+    if any(i.opname == "BINARY_OP" and i.argrepr == "[]" for i in dis.get_instructions(code)):
+        names.add("BINARY_OP_SUBSCR")
     for const in code.co_consts:
         if hasattr(const, "co_code"):
             names |= opnames(const)

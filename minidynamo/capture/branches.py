@@ -40,7 +40,8 @@ ARM_OPCODES = frozenset({
     "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE",
     "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_NONE",
     "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE",
-    "GET_ITER", "FOR_ITER", "END_FOR", "RETURN_VALUE", "RETURN_CONST",
+    "GET_ITER", "FOR_ITER", "END_FOR", "RETURN_VALUE", "RETURN_CONST", "NOT_TAKEN", "POP_ITER",
+    "LOAD_FAST_BORROW",
 })
 # Symbolic steps one capture may spend inside arms and loop bodies being folded (nested folds multiply the
 # work; past the budget every branch keeps its break, so capture time stays bounded).

@@ -12,9 +12,10 @@ from __future__ import annotations
 from functools import lru_cache
 import types
 
+from .. import pyversion
 from .instructions import decode
 
-_USES = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "DELETE_FAST"}
+_USES = {*pyversion.LOCAL_LOADS, "LOAD_FAST_AND_CLEAR", "DELETE_FAST"}
 _DEFS = {"STORE_FAST"}
 _NO_FALLTHROUGH = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP_FORWARD", "JUMP_BACKWARD",
                    "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT"}

@@ -1,8 +1,9 @@
 """The test of a while loop being folded, as one graph value: Python's short-circuit `and`/`or` become conds.
 Imports capture.branches, capture.postdom and graph (the interpreter loop lazily).
 
-CPython compiles `while a and b:` as a chain of conditional jumps (at the top, and again at the bottom of
-the body) whose ways out are the body's first instruction (`start`: run the body) or the loop's exit. A
+CPython compiles `while a and b:` as a chain of conditional jumps (3.11-3.13: at the top, and again at the
+bottom of the body; 3.14: at the top only, where the back edge lands) whose ways out are the body's first
+instruction (`body`: run the body) or the loop's exit. A
 *test jump* of the loop is one from which only pure test code (loads, calls, operators: TEST_OPCODES, no
 store, no other jump) leads to `start` or the exit, both reachable. Wherever control comes to a test jump,
 what follows is exactly "evaluate the rest of the test, then run the body or leave", so `continuation`
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from .. import pyversion
 from ..graph.ir import ArraySpec, Node, PyScalarSpec
 from .branches import ARM_OPCODES, AtLoopTest, NotFoldable, _restore, _save, _truncate, check_pure, make_cond
 from .instructions import decode
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 # What test code between two test jumps may run: ARM_OPCODES without stores, jumps and stack shuffles.
 TEST_OPCODES = ARM_OPCODES - {
     "STORE_FAST", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "RETURN_VALUE", "RETURN_CONST",
-    "GET_ITER", "FOR_ITER", "END_FOR", "POP_TOP", "COPY", "SWAP", "UNPACK_SEQUENCE"} - {
+    "GET_ITER", "FOR_ITER", "END_FOR", "POP_ITER", "POP_TOP", "COPY", "SWAP", "UNPACK_SEQUENCE"} - {
     n for n in ARM_OPCODES if "POP_JUMP" in n}
 _TEST_JUMPS = {"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE",
                "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE"}
@@ -40,12 +42,14 @@ _BOOL = PyScalarSpec(bool)
 
 @dataclass(frozen=True)
 class Loop:
-    """A `while` loop: the body starts at `start`, the back edge is at `end`, `exit` follows the loop."""
+    """A `while` loop: the back edge at `end` jumps to `start`, the body starts at `body` (`start` itself
+    but for 3.14's loop tested at the top: pyversion.WHILE_TESTED_AT_TOP), `exit` follows the loop."""
 
     start: int
     end: int
     exit: int
     tests: frozenset[int]      # its test jumps
+    body: int
 
 
 def find_loop(frame: "Frame", jump: int) -> Loop | None:
@@ -53,16 +57,41 @@ def find_loop(frame: "Frame", jump: int) -> Loop | None:
     for start, end in frame.ins.loops:
         if frame.ins.instrs[start].name == "FOR_ITER":
             continue
-        exits = _test_jumps(frame.code, start, end)
+        body = _body_start(frame.code, start, end)
+        exits = _test_jumps(frame.code, start, end, body) if body is not None else {}
         if jump in exits:
-            return Loop(start, end, exits[jump], frozenset(j for j, x in exits.items() if x == exits[jump]))
+            tests = frozenset(j for j, x in exits.items() if x == exits[jump])
+            return Loop(start, end, exits[jump], tests, body)
     return None
 
 
+@lru_cache(maxsize=256)
+def _body_start(code: Any, start: int, end: int) -> int | None:
+    """Where the body of the loop from `start` to `end` begins: `start` (3.11-3.13; on 3.14 a loop tested at
+    its bottom only, `while True: ... if c: break`), or on 3.14 the one way of its top test into the loop.
+    Candidates are tried from the last: `while a and b:` is tested by both jumps (its body after `b`), and a
+    body that begins with an `if` does not make that `if` part of the test (its other way leads elsewhere)."""
+    if not pyversion.WHILE_TESTED_AT_TOP:
+        return start
+    ins, succ = decode(code), successors(code)
+    jumps = [j for j in range(start, end + 1) if ins.instrs[j].name in _TEST_JUMPS and not ins.in_try[j]]
+    ways = {_follow(succ, ins.instrs, w) for j in jumps for w in (j + 1, ins.targets[j])}
+    for body in sorted((w for w in ways if start < w <= end), reverse=True):
+        exits = _test_jumps(code, start, end, body)
+        k = start
+        while k <= end and ins.instrs[k].name in TEST_OPCODES:
+            k += 1
+        if k in exits:                  # the test begins where the back edge lands
+            return body
+    return start
+
+
 def _follow(succ: list[list[int]], instrs: list, i: int) -> int:
-    """Follow unconditional jumps from instruction i (3.12+ ends a body with `test; POP_JUMP; JUMP_BACKWARD`)."""
+    """Follow unconditional jumps from instruction i (3.12+ ends a body with `test; POP_JUMP; JUMP_BACKWARD`),
+    and 3.14's NOT_TAKEN after a conditional jump."""
     seen = set()
-    while 0 <= i < len(instrs) and instrs[i].name.startswith("JUMP") and i not in seen:
+    while 0 <= i < len(instrs) and (instrs[i].name.startswith("JUMP") or instrs[i].name == "NOT_TAKEN") \
+            and i not in seen:
         seen.add(i)
         i = succ[i][0]
     return i
@@ -76,9 +105,9 @@ def ways(frame: "Frame", jump: int) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=256)
-def _test_jumps(code: Any, start: int, end: int) -> dict[int, int]:
-    """{test jump: the loop exit it leads to} for the loop whose body starts at `start` and whose back edge
-    is at `end`. The exit is the instruction after the loop, or (a `break` ending a `while True:` body,
+def _test_jumps(code: Any, start: int, end: int, body: int) -> dict[int, int]:
+    """{test jump: the loop exit it leads to} for the loop from `start` to its back edge at `end` whose body
+    starts at `body`. The exit is the instruction after the loop, or (a `break` ending a `while True:` body,
     which 3.12+ compiles as a copy of the code after the loop) the first instruction that is not test code."""
     ins = decode(code)
     succ = successors(code)
@@ -94,7 +123,7 @@ def _test_jumps(code: Any, start: int, end: int) -> dict[int, int]:
         return ends[j]
 
     def of_way(i: int) -> frozenset | None:
-        if i in (start, end + 1):
+        if i in (body, end + 1):
             return frozenset({i})
         k = i
         while 0 <= k < len(ins.instrs) and ins.instrs[k].name in TEST_OPCODES and not ins.in_try[k]:
@@ -117,8 +146,8 @@ def _test_jumps(code: Any, start: int, end: int) -> dict[int, int]:
     for j, instr in enumerate(ins.instrs):
         if instr.name in _TEST_JUMPS and not ins.in_try[j]:
             found = of_jump(j)
-            if found is not None and start in found and len(found) == 2:
-                out[j] = min(found - {start})
+            if found is not None and body in found and len(found) == 2:
+                out[j] = min(found - {body})
     return out
 
 
@@ -131,9 +160,9 @@ def continuation(frame: "Frame", loop: Loop, jump: int, value: Any, hoisted: lis
     if isinstance(value, ArrayVar) and (not isinstance(value.spec, ArraySpec) or value.spec.shape != ()):
         raise NotFoldable(f"the loop tests an array of spec {value.spec}")
     graph = frame.ctx.graph
-    if (on_true, on_false) == (loop.start, loop.exit):
+    if (on_true, on_false) == (loop.body, loop.exit):
         return value.node
-    if (on_true, on_false) == (loop.exit, loop.start):
+    if (on_true, on_false) == (loop.exit, loop.body):
         return graph.call("not_", operator.not_, (value.node,), {}, spec=_BOOL)
     arms = [_arm(frame, loop, way, value, side, hoisted) for side, way in ((True, on_true), (False, on_false))]
     cond = make_cond(graph, value.node, arms)
@@ -143,8 +172,8 @@ def continuation(frame: "Frame", loop: Loop, jump: int, value: Any, hoisted: lis
 def _rest(frame: "Frame", loop: Loop, way: int, hoisted: list[Node]) -> Node | bool:
     """Run the test code from instruction `way` to the next test jump and continue there."""
     from .interpreter import run_until
-    if way in (loop.start, loop.exit):
-        return way == loop.start
+    if way in (loop.body, loop.exit):
+        return way == loop.body
     frame.ip = way
     try:
         run_until(frame, None)
@@ -161,8 +190,8 @@ def _arm(frame: "Frame", loop: Loop, way: int, value: Any, side: bool, hoisted: 
     state = _save(frame)
     version, mutations = ctx.side_effects.version, len(ctx.mutating_nodes)
     try:
-        if way in (loop.start, loop.exit):     # the test ends here: bool(value) is `side`, the answer known
-            ends_true = way == loop.start
+        if way in (loop.body, loop.exit):     # the test ends here: bool(value) is `side`, the answer known
+            ends_true = way == loop.body
             out = truth(graph, value.node, negate=ends_true != side)
         else:
             out = truth(graph, _rest(frame, loop, way, hoisted))

@@ -133,7 +133,7 @@ def _fold(frame: "Frame", loop: Loop, entry: Node, names: list[str], hoisted: li
         p = _placeholder(frame, node.spec, i)
         placeholders.append(p)
         frame.locals[name] = _body_var(p, node)
-    frame.ip = loop.start
+    frame.ip = loop.body
     try:
         run_until(frame, None)
         raise NotFoldable("the body leaves the loop (break or return)")

@@ -2,8 +2,9 @@
 
 Imports capture.frame's Frame (duck-typed), capture.variables and graph.ops. Read alone, `x[mask]` has a
 data-dependent shape (a break); the augmented assignment around it needs no shape: CPython compiles it to
-`COPY 2; COPY 2; BINARY_SUBSCR; <load value>; BINARY_OP op=; SWAP 3; SWAP 2; STORE_SUBSCR` on 3.11-3.13.
-At that BINARY_SUBSCR, when the value is one local or constant, the whole statement is recorded as
+`COPY 2; COPY 2; BINARY_SUBSCR; <load value>; BINARY_OP op=; SWAP 3; SWAP 2; STORE_SUBSCR` on 3.11-3.13,
+and the same with `BINARY_OP []` for the BINARY_SUBSCR on 3.14-3.15 (the subscript handler calls this).
+At that subscript, when the value is one local or constant, the whole statement is recorded as
 `masked_<iop>(x, mask, value)`, which runs the same NumPy calls (`x[mask] = iop(x[mask], value)`). Anything
 else (another value expression, a try region, a folded branch arm) keeps the break.
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 from bytecode import BinaryOp
 
+from .. import pyversion
 from ..graph import ops
 from .variables.array import ArrayVar
 from .variables.const import ConstVar
@@ -25,7 +27,7 @@ _IOPS = {BinaryOp.INPLACE_ADD: operator.iadd, BinaryOp.INPLACE_SUBTRACT: operato
          BinaryOp.INPLACE_FLOOR_DIVIDE: operator.ifloordiv, BinaryOp.INPLACE_REMAINDER: operator.imod,
          BinaryOp.INPLACE_POWER: operator.ipow, BinaryOp.INPLACE_AND: operator.iand,
          BinaryOp.INPLACE_OR: operator.ior, BinaryOp.INPLACE_XOR: operator.ixor}
-_LOADS = ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_CONST")
+_LOADS = (*pyversion.LOCAL_LOADS, "LOAD_CONST")
 _LENGTH = 5      # the instructions after BINARY_SUBSCR that the statement runs
 
 

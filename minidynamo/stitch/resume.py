@@ -15,7 +15,7 @@ import bytecode
 from bytecode import Instr, Label
 
 from .. import emit, pyversion
-from ..capture.instructions import decode
+from ..capture.instructions import canonical_items, decode
 from ..capture.builtin_scope import function_with_builtins
 from ..errors import CannotResume
 
@@ -24,21 +24,7 @@ STACK_PREFIX = "___stack"    # names of stack arguments; only the (then dead) pr
 _cache: dict[tuple, types.CodeType] = {}
 
 
-def _split_items(code: types.CodeType) -> tuple[list, bytecode.Bytecode]:
-    """The bytecode items with 3.13 superinstructions split, in the same order as capture.instructions, and
-    the Bytecode they came from (its attributes are copied into the resume code: one decoding for both)."""
-    from ..capture.instructions import _split
-    items = []
-    decoded = bytecode.Bytecode.from_code(code, conserve_exception_block_stackdepth=True)
-    for item in decoded:
-        if isinstance(item, Instr) and pyversion.HAS_SUPERINSTRUCTIONS:
-            items.extend(_split(item))
-        else:
-            items.append(item)
-    return items, decoded
-
-
-_LOCAL_OPS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "STORE_FAST", "DELETE_FAST"}
+_LOCAL_OPS = {*pyversion.LOCAL_LOADS, "LOAD_FAST_AND_CLEAR", "STORE_FAST", "DELETE_FAST"}
 
 
 def _identifier_names(varnames: Sequence[str], avoid: str) -> dict[str, str]:
@@ -95,7 +81,7 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
         return cached
     if code.co_flags & (0x20 | 0x80 | 0x100 | 0x200):
         raise CannotResume("resuming a generator or coroutine")
-    items, orig = _split_items(code)
+    items, orig = canonical_items(code)      # as capture read them (canonical, same indices)
     instr_positions = [i for i, it in enumerate(items) if isinstance(it, Instr)]
     if len(instr_positions) != len(decode(code).instrs):
         raise CannotResume("instruction list changed between decoding passes")

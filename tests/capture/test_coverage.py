@@ -6,7 +6,8 @@ from __future__ import annotations
 import dis
 import re
 
-from minidynamo.capture.handlers import HANDLERS, UNSUPPORTED, handler
+from minidynamo import pyversion
+from minidynamo.capture.handlers import HANDLERS, REGISTRATIONS, UNSUPPORTED, handler
 from minidynamo.capture.instructions import SPLIT_OPCODES
 
 
@@ -32,10 +33,29 @@ def test_handlers_registered_for_this_python_exist_here():
     # A handler registered for an opcode this Python does not have is dead code (a wrong version range).
     # Pseudo ops (JUMP, JUMP_NO_INTERRUPT) may appear in `bytecode`'s output, so they count as real here.
     known = set(dis.opmap) | {"JUMP", "JUMP_NO_INTERRUPT"}
-    # Aliases registered on every version because they share a handler (LOAD_FAST_CHECK is 3.12+; the
-    # others are 3.14 names that cost nothing here).
-    allowed_extra = {"LOAD_FAST_CHECK", "LOAD_FAST_BORROW", "LOAD_SMALL_INT", "NOT_TAKEN", "CACHE", "EXTENDED_ARG"}
+    # Aliases registered on every version because they share a handler (LOAD_FAST_CHECK is 3.12+).
+    allowed_extra = {"LOAD_FAST_CHECK", "CACHE", "EXTENDED_ARG"}
     assert sorted(set(HANDLERS) - known - allowed_extra) == []
+
+
+SUPPORTED_VERSIONS = [(3, minor) for minor in range(pyversion.OLDEST_SUPPORTED[1], pyversion.NEWEST_SUPPORTED[1] + 1)]
+
+
+def test_registrations_cover_the_five_supported_versions_without_overlap():
+    """From any Python: every version range lies within the supported versions (no dead registration),
+    and on each supported version an opcode has at most one handler."""
+    assert SUPPORTED_VERSIONS == [(3, 11), (3, 12), (3, 13), (3, 14), (3, 15)]
+    bad = [f"{fn.__name__}: {since}..{until}" for _, since, until, fn in REGISTRATIONS
+           if (since is not None and since not in SUPPORTED_VERSIONS)
+           or (until is not None and until not in SUPPORTED_VERSIONS) or (since and until and since > until)]
+    assert bad == []
+    for version in SUPPORTED_VERSIONS:
+        seen: dict[str, str] = {}
+        for names, since, until, fn in REGISTRATIONS:
+            if (since is None or version >= since) and (until is None or version <= until):
+                for name in names:
+                    assert name not in seen, f"{version}: {name} has {seen[name]} and {fn.__name__}"
+                    seen[name] = fn.__name__
 
 
 def test_handler_names_follow_the_rule():

@@ -10,6 +10,7 @@ import re
 import numpy as np
 
 import minidynamo as md
+from minidynamo import pyversion
 from minidynamo.examples.tour_programs import fit_logistic, make_inputs, make_regression, sign_switch
 from minidynamo.report.html import render_page
 
@@ -98,11 +99,14 @@ def test_header_counts_all_pieces_and_recompiles_once_per_cause():
         fit(w, X[:32], y[:32], 0.05)          # one shape change: the function and its loop bodies capture again
     page = render_page("t", [md.report.ExplainOutput.from_records(fit_logistic, records)])
     counts = _counts(page)
-    assert counts["captures"] == (8, "captures") and counts["recompiles"] == (1, "recompile")
+    # (3.14: the while loop's exit fails its driven body's guarded condition, a recompile of its own)
+    recompiles = (2, "recompiles") if pyversion.WHILE_TESTED_AT_TOP else (1, "recompile")
+    assert counts["captures"] == (8, "captures") and counts["recompiles"] == recompiles
     assert counts["calls"] == (2, "calls")
     assert counts["hits"][0] == sum(p.hits for p in md.stats(fit).pieces) > 0      # (was: 0 hits, the function's)
     assert counts["breaks"] == (1, "break")                                           # (was: 1 breaks)
-    recompiles = re.search(r"<h3>Recompiles \(1\)</h3><ul>(.*?)</ul>", page).group(1)
-    assert recompiles.count('<li class="recompile">') == 1 and "X.shape[0]: expected 64, got 32" in recompiles
+    n = recompiles[0]
+    recompiles = re.search(rf"<h3>Recompiles \({n}\)</h3><ul>(.*?)</ul>", page).group(1)
+    assert recompiles.count('<li class="recompile">') == n and "X.shape[0]: expected 64, got 32" in recompiles
     assert "in the same call, so also captured again:" in recompiles
     assert "went False" not in recompiles                  # the loop's exit is a new path, not a recompile

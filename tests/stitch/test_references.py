@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
+from minidynamo import pyversion
 
 
 def attr_resized_before_break(obj, x):
@@ -151,11 +152,29 @@ def _calls(fn, make, kwargs, n=3):
     return results, out.getvalue()
 
 
+def _counts_as_eager(compiled: str, eager: str) -> bool:
+    """The printed `step <refcount>` lines agree. 3.14's eager code lends its local's reference to the
+    call (LOAD_FAST_BORROW: `sys.getrefcount(b)` counts only the local), which the entry, Python source
+    reading a graph output, cannot do: there the argument is one strong reference more. What ndarray.resize
+    decides (the results) must agree exactly on every version."""
+    if not pyversion.HAS_BORROW_LOADS:
+        return compiled == eager
+    c, e = compiled.splitlines(), eager.splitlines()
+    if len(c) != len(e):
+        return False
+    for cl, el in zip(c, e):
+        cw, ew = cl.rsplit(" ", 1), el.rsplit(" ", 1)
+        if cl != el and not (cw[0] == ew[0] and cw[1].isdigit() and int(cw[1]) == int(ew[1]) + 1):
+            return False
+    return True
+
+
 @pytest.mark.parametrize("fn, make, kwargs", CASES, ids=[c[0].__name__ for c in CASES])
 def test_same_references_as_eager(fn, make, kwargs):
     eager = _calls(fn, make, kwargs)
     compiled = _calls(md.compile(fn, options={"suppress_errors": False}), make, kwargs)
-    assert compiled == eager
+    assert compiled[0] == eager[0]
+    assert _counts_as_eager(compiled[1], eager[1]), (compiled[1], eager[1])
 
 
 def test_capture_keeps_no_reference_to_its_inputs():

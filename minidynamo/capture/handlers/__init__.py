@@ -20,6 +20,9 @@ from ... import pyversion
 
 Handler = Callable[..., None]
 HANDLERS: dict[str, Handler] = {}
+# Every registration, for every version (opnames, since, until, function): the coverage tests check the
+# ranges of all five supported versions from whichever Python runs them.
+REGISTRATIONS: list[tuple[tuple[str, ...], tuple[int, int] | None, tuple[int, int] | None, Handler]] = []
 UNSUPPORTED: dict[str, str] = {}
 PLAIN: dict[str, Callable[..., "Plain"]] = {}
 
@@ -46,6 +49,7 @@ def handler(*opnames: str, since: tuple[int, int] | None = None,
     """Register `fn` for each opname on the Python versions in [since, until]."""
 
     def deco(fn: Handler) -> Handler:
+        REGISTRATIONS.append((opnames, since, until, fn))
         if not pyversion.in_range(since, until):
             return fn
         for name in opnames:

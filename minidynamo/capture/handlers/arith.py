@@ -31,12 +31,19 @@ BINARY_SYMBOLS = {
 }
 
 
-# https://docs.python.org/3.13/library/dis.html#opcode-BINARY_OP
+# 3.14: BinaryOp.SUBSCR (`bytecode` has the member only there) is BINARY_OP's subscript, BINARY_SUBSCR before.
+_SUBSCR = getattr(BinaryOp, "SUBSCR", None)
+
+
+# https://docs.python.org/3.14/library/dis.html#opcode-BINARY_OP
 @handler("BINARY_OP")
 def binary_op(frame: Frame, inst: Instr) -> None:
-    # (lhs, rhs -- result)
+    # (lhs, rhs -- result)   3.14's SUBSCR: (container, key -- container[key])
+    if _SUBSCR is not None and inst.arg == _SUBSCR:
+        subscript(frame)
+        return
     sym = BINARY_SYMBOLS.get(inst.arg)
-    if sym is None:                                   # 3.14's BinaryOp.SUBSCR is not supported here
+    if sym is None:
         raise unsupported(BreakCategory.UNSUPPORTED, f"binary operator {inst.arg!r}")
     rhs, lhs = frame.pop(), frame.pop()
     frame.push(apply_binary_op(frame, sym, lhs, rhs))
@@ -49,6 +56,8 @@ _INPLACE = {"+=": "iadd", "-=": "isub", "*=": "imul", "/=": "itruediv", "//=": "
 
 @plain_form("BINARY_OP")
 def binary_op_plain(frame: Frame, inst: Instr, em) -> Plain:
+    if _SUBSCR is not None and inst.arg == _SUBSCR:
+        return binary_subscr_plain(frame, inst, em)
     sym = BINARY_SYMBOLS[inst.arg]
     lhs, rhs = em.value(frame.stack[-2]), em.value(frame.stack[-1])
     if sym in _INPLACE:       # `a += b` keeps its in-place protocol: operator.iadd
@@ -114,16 +123,22 @@ def call_intrinsic_1(frame: Frame, inst: Instr) -> None:
         raise unsupported(BreakCategory.UNSUPPORTED, f"intrinsic {name}")
 
 
-@handler("BINARY_SUBSCR")
+@handler("BINARY_SUBSCR", until=(3, 13))
 def binary_subscr(frame: Frame, inst: Instr) -> None:
-    # (container, key -- container[key]); `x[mask] op= v` is taken whole (masked_updates.py)
+    # (container, key -- container[key])
+    subscript(frame)
+
+
+def subscript(frame: Frame) -> None:
+    """container[key] (BINARY_SUBSCR; 3.14's BINARY_OP SUBSCR); `x[mask] op= v` is taken whole
+    (masked_updates.py)."""
     if masked_update(frame, frame.stack[-2], frame.stack[-1]):
         return
     key, container = frame.pop(), frame.pop()
     frame.push(container.getitem(frame, key))
 
 
-@plain_form("BINARY_SUBSCR")
+@plain_form("BINARY_SUBSCR", until=(3, 13))
 def binary_subscr_plain(frame: Frame, inst: Instr, em) -> Plain:
     return result(2, f"{em.value(frame.stack[-2])}[{em.value(frame.stack[-1])}]")
 

@@ -73,16 +73,17 @@ def call_kw_plain(frame: Frame, inst: Instr, em) -> Plain:
     return result(n + 1, expr)
 
 
-def _has_kwargs(inst: Instr) -> bool:
-    """CALL_FUNCTION_EX's oparg: bit 0 says a kwargs mapping is on the stack above the args tuple."""
-    return bool(inst.arg & 1)
+def _has_kwargs_slot(inst: Instr) -> bool:
+    """A slot above CALL_FUNCTION_EX's args tuple: always on 3.14+ (NULL, None here, without `**`); on
+    3.11-3.13 bit 0 of the oparg says a kwargs mapping is there."""
+    return pyversion.CALL_EX_HAS_KWARGS_SLOT or bool(inst.arg & 1)
 
 
-# https://docs.python.org/3.13/library/dis.html#opcode-CALL_FUNCTION_EX
+# https://docs.python.org/3.14/library/dis.html#opcode-CALL_FUNCTION_EX
 @handler("CALL_FUNCTION_EX")
 def call_function_ex(frame: Frame, inst: Instr) -> None:
-    # (callable slots, args_tuple, [kwargs_dict] -- result)
-    kwargs_var = frame.pop() if _has_kwargs(inst) else None
+    # (callable slots, args_tuple, [kwargs_dict or NULL] -- result)
+    kwargs_var = frame.pop() if _has_kwargs_slot(inst) else None
     args = frame.pop().iterate(frame)
     fn, lead = _pop_callable(frame)
     kwargs: dict[str, Var] = {}
@@ -97,10 +98,10 @@ def call_function_ex(frame: Frame, inst: Instr) -> None:
 @plain_form("CALL_FUNCTION_EX")
 def call_function_ex_plain(frame: Frame, inst: Instr, em) -> Plain:
     s = frame.stack
-    above = 2 if _has_kwargs(inst) else 1          # the args tuple, and the kwargs mapping if any
+    above = 2 if _has_kwargs_slot(inst) else 1     # the args tuple, and the kwargs slot if any
     fn, self_or_null = pyversion.read_call_slots(s[-above - 2], s[-above - 1])
     if self_or_null is not None:
         raise CannotResume("CALL_FUNCTION_EX with a bound self")
     star = em.value(s[-above])
-    kw = f", **{em.value(s[-1])}" if _has_kwargs(inst) else ""
+    kw = f", **{em.value(s[-1])}" if above == 2 and s[-1] is not None else ""
     return result(above + 2, f"{em.callee(fn)}(*{star}{kw})")

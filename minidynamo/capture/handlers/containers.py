@@ -32,7 +32,7 @@ def build_map(frame: Frame, inst: Instr) -> None:
     frame.push(DictVar({k.as_constant(): v for k, v in zip(flat[::2], flat[1::2])}))
 
 
-@handler("BUILD_CONST_KEY_MAP")
+@handler("BUILD_CONST_KEY_MAP", until=(3, 13))
 def build_const_key_map(frame: Frame, inst: Instr) -> None:
     # (values..., keys_tuple -- dict)
     keys = frame.pop().as_constant()

@@ -13,7 +13,9 @@ from ..variables.functions import NestedFunctionVar
 from . import handler
 from ..breaks import BreakCategory
 
-_DEFAULTS, _KWDEFAULTS, _ANNOTATIONS, _CLOSURE = 0x01, 0x02, 0x04, 0x08
+# MAKE_FUNCTION's (3.11/3.12) and SET_FUNCTION_ATTRIBUTE's (3.13+) flags; 3.14 (PEP 649) attaches lazy
+# annotations as an `__annotate__` function (flag 0x10) instead of a tuple.
+_DEFAULTS, _KWDEFAULTS, _ANNOTATIONS, _CLOSURE, _ANNOTATE = 0x01, 0x02, 0x04, 0x08, 0x10
 
 
 def _apply(fn: NestedFunctionVar, flag: int, value) -> None:
@@ -23,8 +25,10 @@ def _apply(fn: NestedFunctionVar, flag: int, value) -> None:
         fn.kwdefaults = dict(value.items) if isinstance(value, DictVar) else {}
     elif flag == _CLOSURE:
         fn.closure = tuple(ref.box for ref in value.items)
-    elif flag == _ANNOTATIONS:
+    elif flag in (_ANNOTATIONS, _ANNOTATE):
         fn.annotations = True
+    else:           # a flag of a newer Python: what it attaches would be lost in the rebuilt function
+        raise unsupported(BreakCategory.UNSUPPORTED, f"function attribute flag {flag:#x}")
 
 
 # https://docs.python.org/3.12/library/dis.html#opcode-MAKE_FUNCTION

@@ -16,7 +16,8 @@ import types
 
 from bytecode import Instr
 
-from ... import guards as G
+from ... import guards as G, pyversion
+from ...errors import CannotResume
 from ..breaks import BreakCategory
 from ..frame import Frame
 from ..sources import ItemSource, NamespaceSource
@@ -53,9 +54,35 @@ def _loaded(name: str) -> types.ModuleType:
     return module
 
 
-@handler("IMPORT_NAME")
-def import_name(frame: Frame, inst: Instr) -> None:
+@handler("IMPORT_NAME", until=(3, 14))
+def import_name_3_11(frame: Frame, inst: Instr) -> None:
     # (level, fromlist -- module)
+    _import(frame, inst.arg)
+
+
+# https://docs.python.org/3.15/library/dis.html#opcode-IMPORT_NAME
+@handler("IMPORT_NAME", since=(3, 15))
+def import_name(frame: Frame, inst: Instr) -> None:
+    # (level, fromlist -- module)   3.15's argument (lazy, eager, name): a lazy import binds a proxy
+    lazy, _eager, name = inst.arg
+    if lazy:
+        raise unsupported(BreakCategory.UNSUPPORTED, "a lazy import (PEP 810) runs eagerly")
+    _import(frame, name)
+
+
+def _module_name(inst: Instr) -> str:
+    """IMPORT_NAME's module name; CannotResume for 3.15's lazy form, which no call spells."""
+    if not pyversion.IMPORT_NAME_HAS_LAZY_FLAG:
+        return inst.arg
+    lazy, _eager, name = inst.arg
+    if lazy:
+        raise CannotResume("a lazy import (PEP 810) in plain Python")
+    return name
+
+
+def _import(frame: Frame, module_name: str) -> None:
+    """IMPORT_NAME of `module_name` (relative to the frame's package when the level says so), resolved at
+    capture time when the modules are loaded already."""
     level_var, fromlist_var = frame.stack[-2], frame.stack[-1]
     if not (level_var.is_constant() and fromlist_var.is_constant()):
         raise unsupported(BreakCategory.UNSUPPORTED, "import with computed level or names")
@@ -63,7 +90,7 @@ def import_name(frame: Frame, inst: Instr) -> None:
     ns = builtins_dict(frame)
     if ns.get("__import__") is not _BUILTIN_IMPORT:
         raise unsupported(BreakCategory.CALL, "__import__ is not the builtin one")
-    absolute = _absolute_name(frame, inst.arg, level)
+    absolute = _absolute_name(frame, module_name, level)
     if not absolute or (fromlist and "*" in fromlist):
         raise unsupported(BreakCategory.UNSUPPORTED, "import form left to plain Python")
     result = absolute if fromlist else absolute.partition(".")[0]
@@ -87,7 +114,7 @@ def import_name(frame: Frame, inst: Instr) -> None:
 def import_name_plain(frame: Frame, inst: Instr, em) -> Plain:
     # What CPython does for a function frame: the frame's builtins' __import__ with its globals, no locals.
     level, fromlist = em.value(frame.stack[-2]), em.value(frame.stack[-1])
-    call = f"{em.constant(frame.builtins.ns)}['__import__']({inst.arg!r}, {frame.globals_key}, None, " \
+    call = f"{em.constant(frame.builtins.ns)}['__import__']({_module_name(inst)!r}, {frame.globals_key}, None, " \
            f"{fromlist}, {level})"
     return Plain(2, ["___r"], [f"___r = {call}"])
 

@@ -114,26 +114,35 @@ def jump(frame: Frame, inst: Instr) -> None:
     frame.jump(frame.target())
 
 
-@handler("GET_ITER")
-def get_iter(frame: Frame, inst: Instr) -> None:
+@handler("GET_ITER", until=(3, 14))
+def get_iter_3_11(frame: Frame, inst: Instr) -> None:
     # (iterable -- iterator)   the items are known at capture time: the loop is unrolled
     frame.push(frame.pop().make_iterator(frame))
 
 
+# https://docs.python.org/3.15/library/dis.html#opcode-GET_ITER
+@handler("GET_ITER", since=(3, 15))
+def get_iter(frame: Frame, inst: Instr) -> None:
+    # (iterable -- iterator, NULL)   3.15's second slot: NULL, for which FOR_ITER calls the iterator
+    frame.push(frame.pop().make_iterator(frame))
+    frame.push(None)
+
+
 @plain_form("GET_ITER")
 def get_iter_plain(frame: Frame, inst: Instr, em) -> Plain:
-    return result(1, f"iter({em.value(frame.stack[-1])})")
+    return Plain(1, ["___r"] + [None] * (pyversion.ITER_SLOTS - 1), [f"___r = iter({em.value(frame.stack[-1])})"])
 
 
 # https://docs.python.org/3.13/library/dis.html#opcode-FOR_ITER
 @handler("FOR_ITER")
 def for_iter(frame: Frame, inst: Instr) -> None:
-    # (iter -- iter, next) or, exhausted, (iter -- ) and jump past the loop's END_FOR (see pyversion)
-    item = frame.peek().next_item()
+    # (iter, [NULL] -- iter, [NULL], next) or, exhausted, (iter, [NULL] -- ) and jump past the loop's
+    # END_FOR (and what pops the iterator: see pyversion)
+    item = frame.peek(pyversion.ITER_SLOTS).next_item()
     if item is not None:
         frame.push(item)
         return
-    frame.pop()
+    frame.popn(pyversion.ITER_SLOTS)
     frame.jump(frame.target() + pyversion.FOR_ITER_EXIT_SKIP)
 
 
@@ -143,7 +152,7 @@ def return_value(frame: Frame, inst: Instr) -> None:
     frame.result = frame.pop()
 
 
-@handler("RETURN_CONST", since=(3, 12))
+@handler("RETURN_CONST", since=(3, 12), until=(3, 13))
 def return_const(frame: Frame, inst: Instr) -> None:
     # ( -- )
     frame.result = wrap_constant(inst.arg)

@@ -18,10 +18,11 @@ from . import Plain, handler, plain_form, result
 from ..breaks import BreakCategory
 
 
-@handler("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_BORROW")
+@handler(*pyversion.LOCAL_LOADS)
 def load_fast(frame: Frame, inst: Instr) -> None:
     # ( -- value)   3.13 builds closures with LOAD_FAST on a cell: `bytecode` gives a CellVar/FreeVar arg,
     # or the plain name when the cell is an argument's (MAKE_CELL moved the value out of the locals).
+    # 3.14's LOAD_FAST_BORROW lends the reference: the same value for capture.
     name = inst.arg if isinstance(inst.arg, str) else inst.arg.name
     if not isinstance(inst.arg, str) or (name in frame.cells and name not in frame.locals):
         frame.push(CellRef(frame.cells[name]))
@@ -59,10 +60,19 @@ def load_const(frame: Frame, inst: Instr) -> None:
     frame.push(wrap_constant(inst.arg))
 
 
-@handler("LOAD_SMALL_INT")
-def load_small_int(frame: Frame, inst: Instr) -> None:
-    # ( -- int)
-    frame.push(ConstVar(inst.arg))
+# 3.14+: the objects LOAD_COMMON_CONSTANT loads that are not literals (3.15's None, "", True, False and -1
+# are read as LOAD_CONST: capture/instructions.py). Keyed by `bytecode`'s CommonConstant names.
+_COMMON_CONSTANTS = {"ASSERTION_ERROR": AssertionError, "NOT_IMPLEMENTED_ERROR": NotImplementedError,
+                     "BUILTIN_TUPLE": tuple, "BUILTIN_ALL": all, "BUILTIN_ANY": any, "BUILTIN_LIST": list,
+                     "BUILTIN_SET": set}
+
+
+# https://docs.python.org/3.14/library/dis.html#opcode-LOAD_COMMON_CONSTANT
+@handler("LOAD_COMMON_CONSTANT", since=(3, 14))
+def load_common_constant(frame: Frame, inst: Instr) -> None:
+    # ( -- object)   the interpreter's own object, never looked up by name (3.14's LOAD_SMALL_INT is read
+    # as LOAD_CONST)
+    frame.push(wrap_constant(_COMMON_CONSTANTS[inst.arg.name]))
 
 
 # https://docs.python.org/3.11/library/dis.html#opcode-LOAD_GLOBAL

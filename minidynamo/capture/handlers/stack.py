@@ -1,16 +1,25 @@
-"""Stack shuffling and no-ops: NOP, RESUME, POP_TOP, PUSH_NULL, COPY, SWAP, PRECALL, END_FOR, CACHE."""
+"""Stack shuffling and no-ops: NOP, RESUME, POP_TOP, PUSH_NULL, COPY, SWAP, PRECALL, END_FOR, POP_ITER,
+NOT_TAKEN, CACHE."""
 
 from __future__ import annotations
 
 from bytecode import Instr
 
+from ... import pyversion
 from ..frame import Frame
 from . import handler
 
 
-@handler("NOP", "RESUME", "CACHE", "EXTENDED_ARG", "NOT_TAKEN")
+@handler("NOP", "RESUME", "CACHE", "EXTENDED_ARG")
 def nop(frame: Frame, inst: Instr) -> None:
     # ( -- )
+    pass
+
+
+# https://docs.python.org/3.14/library/dis.html#opcode-NOT_TAKEN
+@handler("NOT_TAKEN", since=(3, 14))
+def not_taken(frame: Frame, inst: Instr) -> None:
+    # ( -- )   follows a conditional jump that fell through (for sys.monitoring's branch events)
     pass
 
 
@@ -55,5 +64,12 @@ def end_for_3_12(frame: Frame, inst: Instr) -> None:
 
 @handler("END_FOR", since=(3, 13))
 def end_for(frame: Frame, inst: Instr) -> None:
-    # (value -- )   3.13: a POP_TOP follows for the iterator
+    # (value -- )   3.13: a POP_TOP follows for the iterator, 3.14+: a POP_ITER
     frame.pop()
+
+
+# https://docs.python.org/3.14/library/dis.html#opcode-POP_ITER
+@handler("POP_ITER", since=(3, 14))
+def pop_iter(frame: Frame, inst: Instr) -> None:
+    # (iter, [NULL] -- )   the iterator's slots (two on 3.15: pyversion.ITER_SLOTS)
+    frame.popn(pyversion.ITER_SLOTS)

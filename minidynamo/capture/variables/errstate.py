@@ -73,8 +73,8 @@ class ErrstateVar(Var):
     def python_type(self) -> type:
         return np.errstate
 
-    def enter(self, frame: "Frame") -> tuple[Var, Var]:
-        """BEFORE_WITH: (bound __exit__, __enter__'s result, None)."""
+    def enter(self, frame: "Frame", body: int) -> tuple[Var, Var]:
+        """Entering the block whose first instruction is `body`: (bound __exit__, __enter__'s result)."""
         if self.entered:
             raise unsupported(BreakCategory.EXCEPTION, "entering the same np.errstate twice raises TypeError")
         if frame.ctx.arm_depth:
@@ -82,7 +82,7 @@ class ErrstateVar(Var):
         self.entered = True
         frame.ctx.errstate.append(self.kwargs)
         frame.errstate_blocks.append(self.start)
-        frame.errstate_regions.append(frame.ins.handler[frame.current + 1])    # (the body, after BEFORE_WITH)
+        frame.errstate_regions.append(frame.ins.handler[body])
         return ErrstateExitVar(self, frame), ConstVar(None)
 
     def reconstruct(self, out: Any) -> str:

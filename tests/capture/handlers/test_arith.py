@@ -98,15 +98,22 @@ def test_slices_of_python_sequences():
         b = xs[::-1]
         c = xs[:2]
         return a, b, c, x[1:]
-    assert_uses(f, "BINARY_SUBSCR", "BINARY_SLICE", any_of=True)
+    assert_uses(f, "BINARY_SUBSCR", "BINARY_SLICE", "BINARY_OP_SUBSCR", any_of=True)
     check(f, [1, 2, 3, 4], x23()).assert_no_breaks()
 
 
 def test_build_slice_with_step():
-    def f(x):
-        return x[::2] * 2.0, x[1::2] + 1.0
+    def f(x, step):          # a step that is no constant (3.14 folds a constant slice into one constant)
+        return x[::step] * 2.0, x[1::step] + 1.0
     assert_uses(f, "BUILD_SLICE")
-    check(f, np.arange(10.0), calls=[(np.arange(7.0),)]).assert_no_breaks()
+    check(f, np.arange(10.0), 2, calls=[(np.arange(7.0), 2), (np.arange(7.0), 3)]).assert_no_breaks()
+
+
+def test_constant_slices():
+    def f(x, xs):            # 3.14: LOAD_CONST slice(None, None, 2), LOAD_CONST (slice(1, 2, None), 3)
+        return x[::2] * 2.0, x[1:2, 3] + 1.0, xs[1:3], xs[::-1]
+    assert_uses(f, "BUILD_SLICE", "BINARY_SLICE", "LOAD_CONST", any_of=True)
+    check(f, np.arange(12.0).reshape(3, 4), [1, 2, 3], calls=[(np.arange(8.0).reshape(2, 4), [4])]).assert_no_breaks()
 
 
 def test_slice_store_into_list():

@@ -45,7 +45,7 @@ def test_closure_over_local_and_argument():
             return v * k + bias
         return g(x) + g(bias)
     assert_uses(f, "MAKE_CELL", "MAKE_FUNCTION")
-    assert_uses(f, "LOAD_CLOSURE", "LOAD_FAST", any_of=True)
+    assert_uses(f, "LOAD_CLOSURE", "LOAD_FAST", "LOAD_FAST_BORROW", any_of=True)
     check(f, x23(), 3.0, calls=[(x23(), 4.0)]).assert_no_breaks()
 
 

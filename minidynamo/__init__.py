@@ -8,10 +8,14 @@ The lecture's tracing front end is here too: trace, run, F, LazyRunner, check_gu
 scripting front end: script (ScriptError).
 """
 
-from . import config
-from .api import compile, explain, reset, stats
-from .capture.dynamic_shapes import mark_dynamic, mark_static
+from . import config, pyversion
 from .errors import GraphBreakError, InternalError, MinidynamoError, ScriptError, TraceError
+
+if pyversion.SUPPORTED:
+    from .api import compile, explain, reset, stats
+else:   # a newer Python: nothing that reads bytecode is loaded; compiled functions run eagerly
+    from .newer_python import compile, explain, reset, stats
+from .capture.dynamic_shapes import mark_dynamic, mark_static
 from .scripting import script
 from .tracing import F, LazyRunner, check_guards, run, trace
 

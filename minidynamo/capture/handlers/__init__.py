@@ -83,4 +83,4 @@ def unsupported_opcodes(reason: str, *opnames: str) -> None:
 
 
 from . import (arith, call, classes, compare, containers, context_managers, functions,  # noqa: E402,F401
-               imports, jumps, load_store, stack, unsupported)
+               imports, jumps, load_store, stack, templates, unsupported)

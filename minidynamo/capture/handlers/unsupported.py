@@ -28,4 +28,3 @@ unsupported_opcodes("deleting globals or cells is not captured", "DELETE_GLOBAL"
 unsupported_opcodes("except* groups are not captured", "CALL_INTRINSIC_2")
 unsupported_opcodes("interpreter-internal opcodes never appear in function bytecode", "INTERPRETER_EXIT",
                     "ENTER_EXECUTOR", "RESERVED", "EXIT_INIT_CHECK", "TRACE_RECORD")
-unsupported_opcodes("template strings (t-strings) are not captured yet", "BUILD_INTERPOLATION", "BUILD_TEMPLATE")

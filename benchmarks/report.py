@@ -23,9 +23,12 @@ def machine() -> str:
 
 
 def write(name: str, title: str, body: str, quick: bool) -> pathlib.Path:
-    RESULTS.mkdir(exist_ok=True)
+    """Write results/<name>.md; a quick run writes results/quick/<name>.md (ignored by git), so it never
+    overwrites a committed full-run table."""
+    folder = RESULTS / "quick" if quick else RESULTS
+    folder.mkdir(parents=True, exist_ok=True)
     mode = "quick run (`--quick`: small sizes, few repeats)" if quick else "full run"
-    path = RESULTS / f"{name}.md"
+    path = folder / f"{name}.md"
     path.write_text(f"# {title}\n\n_{mode}; {machine()}_\n\n{body.rstrip()}\n", encoding="utf-8")
     return path
 

@@ -94,3 +94,32 @@ def test_guard_cost_variants_are_made_from_the_dispatchers_own_source():
         before = len(layer.derived_variables["C"])
         out = fn(layer, x)
         assert out is not None and out is layer.h and len(layer.derived_variables["C"]) == before + 1, name
+
+
+def test_model_style_cases_run_and_reseed():
+    """benchmarks/corpus/model_styles.py: each case builds, runs eagerly, and its fresh() reseeds the random
+    streams, so two calls on fresh inputs do the same work. Times nothing."""
+    from benchmarks.corpus.model_styles import CASES
+    assert len({c.name for c in CASES}) == len(CASES) >= 12
+    for case in CASES:
+        fn, fresh = case.build()
+        first, again = fn(*fresh()), fn(*fresh())
+        assert repr(first) == repr(again), case.name
+
+
+def test_real_code_causes_count_driven_pieces():
+    """benchmarks/causes.py on a loop that breaks every iteration: one body call per iteration, no recompile."""
+    import minidynamo as md
+    from benchmarks import causes
+
+    def loop(x):
+        total = 0.0
+        for i in range(x.shape[0]):
+            if x[i] > 0.5:
+                total += 1.0
+        return total
+    cfn = md.compile(loop)
+    x = np.linspace(0, 1, 9)
+    cfn(x)
+    found = causes.measure(cfn, lambda: cfn(x))
+    assert found.captures == 0 and found.piece_calls >= 9 and "piece calls" in found.text(1000.0)

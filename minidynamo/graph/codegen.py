@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import control
+from . import control, inlining
 from .errstate import errstate_of, group_by_errstate
 from .ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes
 
@@ -79,6 +79,8 @@ class _Emitter:
         self.locals = _Namer()
         self.names: dict[Node, str] = {}
         self.carried: dict[Node, list[str]] = {}
+        self.inline: dict[int, str] = {}     # id of a node written inside its reader -> its expression
+        self.atoms: set[int] = set()         # ... whose expression is a call or subscript (no parentheses)
         for node in graph.nodes:
             if node.op == INPUT:
                 self.names[node] = self.locals.fresh(node.name)
@@ -123,6 +125,8 @@ class _Emitter:
     def expr(self, value: Any) -> str:
         """Python text that evaluates to `value` (with nodes replaced by their names)."""
         if isinstance(value, Node):
+            if id(value) in self.inline:
+                return self.inline[id(value)]
             return self.names[value] if value.op != CONST else self.bind(value.value, "c" + value.name[1:])
         if type(value) in _LITERAL_TYPES:
             return repr(value)
@@ -145,11 +149,16 @@ class _Emitter:
     def operand(self, value: Any) -> str:
         """An expression safe on either side of an operator: anything but a name gets parentheses."""
         text = self.expr(value)
-        return text if text.isidentifier() or (type(value) is tuple and value) else f"({text})"
+        if isinstance(value, Node):
+            return f"({text})" if id(value) in self.inline and id(value) not in self.atoms else text
+        plain_number = type(value) in (int, float) and text[:1].isdigit()     # `1.0 - x`, never `-1.0 ** x`
+        return text if plain_number or text.isidentifier() or (type(value) is tuple and value) else f"({text})"
 
     def subject(self, value: Any) -> str:
         """The text before `[` or `.`: a name; a literal there is bound as a global instead, since the
         compiler warns about subscripting one (`(2)[0]`, SyntaxWarning since 3.8)."""
+        if isinstance(value, Node):
+            return self.operand(value)
         text = self.expr(value)
         return text if text.isidentifier() else self.bind(value, "const")
 
@@ -187,22 +196,34 @@ class _Emitter:
 
     # ---- statements ----------------------------------------------------------------------------------
     def statements(self, node: Node, used: bool) -> list[str]:
-        """The lines computing `node`; operator targets with exactly their arity print infix."""
-        target, args, name = node.target, node.args, self.names[node]
+        """The lines computing `node`."""
+        if inlining.is_setitem_statement(node):
+            # setitem returns None; the name is bound only when something reads it.
+            args = node.args
+            lines = [f"{self.subject(args[0])}[{self.index(args[1])}] = {self.expr(args[2])}"]
+            return lines + ([f"{self.names[node]} = None"] if used else [])
+        return [f"{self.names[node]} = {self.value_text(node)}"]
+
+    @staticmethod
+    def is_operator(node: Node) -> bool:
+        """Printed as a Python operator (`a * b`, `-a`), which is where NumPy may reuse a temporary operand."""
+        target, n = node.target, len(node.args)
+        return not node.kwargs and _is_hashable(target) and \
+            (target in BINARY_INFIX and n == 2 or target in UNARY_PREFIX and n == 1)
+
+    def value_text(self, node: Node) -> str:
+        """The expression computing `node`; operator targets with exactly their arity print infix."""
+        target, args = node.target, node.args
         if not node.kwargs and _is_hashable(target):
             if target in BINARY_INFIX and len(args) == 2:
-                return [f"{name} = {self.operand(args[0])} {BINARY_INFIX[target]} {self.operand(args[1])}"]
+                return f"{self.operand(args[0])} {BINARY_INFIX[target]} {self.operand(args[1])}"
             if target in UNARY_PREFIX and len(args) == 1:
-                return [f"{name} = {UNARY_PREFIX[target]}{self.operand(args[0])}"]
+                return f"{UNARY_PREFIX[target]}{self.operand(args[0])}"
             if target is operator.getitem and len(args) == 2:
-                return [f"{name} = {self.subject(args[0])}[{self.index(args[1])}]"]
-            if target is operator.setitem and len(args) == 3:
-                # setitem returns None; the name is bound only when something reads it.
-                lines = [f"{self.subject(args[0])}[{self.index(args[1])}] = {self.expr(args[2])}"]
-                return lines + ([f"{name} = None"] if used else [])
+                return f"{self.subject(args[0])}[{self.index(args[1])}]"
         # In-place operators stay calls (`t5 = iadd(t0, t1)`): `t0 += t1` would rebind the SSA name t0
         # whenever t0 is immutable (a NumPy scalar), and later readers of t0 must see the old value.
-        return [f"{name} = {self.call_text(node)}"]
+        return self.call_text(node)
 
     def block(self, graph: Graph) -> list[str]:
         """The statements computing `graph`'s nodes (its inputs already named), without the return."""
@@ -215,14 +236,23 @@ class _Emitter:
             for a in n.inputs():
                 last_use[id(a)] = n
         keep = {id(o) for o in iter_nodes(graph.outputs)}
+        # A temporary read once, right where the next expression needs it, is written inside that expression,
+        # so NumPy can reuse its buffer as eager's does (graph/inlining.py); it has no name to delete.
+        inline = inlining.plan(graph.nodes, graph.outputs, self.is_operator)
         dying: dict[int, list[str]] = {}
         for n in graph.nodes:
             reader = last_use.get(id(n))
-            if n.is_call and reader is not None and id(n) not in keep:
+            if n.is_call and reader is not None and id(n) not in keep and id(n) not in inline:
+                while id(reader) in inline:      # read inside an expression: deleted after its statement
+                    reader = inline[id(reader)]
                 dying.setdefault(id(reader), []).append(self.names[n])
         chunks: list[tuple[tuple, list[str]]] = []     # (errstate stack, lines) per node
         for node in graph.nodes:
-            if node.is_call:
+            if node.is_call and id(node) in inline:
+                self.inline[id(node)] = self.value_text(node)
+                if not self.is_operator(node):
+                    self.atoms.add(id(node))     # a call or a subscript binds tighter than any operator
+            elif node.is_call:
                 if control.is_control(node):
                     lines = self.control_statements(node)
                 else:

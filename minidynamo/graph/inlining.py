@@ -1,0 +1,68 @@
+"""Which intermediates generated graph code writes inside their one reader's expression instead of into a
+local: `t1 = np.clip(x, 2, 10) * a` rather than `t0 = np.clip(x, 2, 10); t1 = t0 * a`.
+
+Imports graph.ir and graph.control only. Why: eager Python hands a temporary straight from one operation to
+the next with no other reference, and NumPy's operators then reuse its buffer for the result (temporary
+elision, for arrays of 256 KiB and more). A temporary held by a local has a second reference, so every
+operator allocated a fresh result: one-graph kernels ran 1.1-1.3x slower than eager for that alone.
+
+Order is kept exactly: an expression evaluates its operands left to right (a subscript assignment its value
+first), so a node may move into its reader only when every node between the two moves into that reader's
+expression too; `plan` checks this by simulating a stack of pending expressions, which a statement (a
+subscript assignment, a control-flow node, a node read twice or returned) empties.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable
+
+from . import control
+from .errstate import errstate_of
+from .ir import Node, iter_nodes
+
+
+def is_setitem_statement(node: Node) -> bool:
+    """Codegen writes this node as `a[i] = v` (a statement with no value of its own)."""
+    return node.target is operator.setitem and len(node.args) == 3 and not node.kwargs
+
+
+def evaluation_order(node: Node) -> list[Node]:
+    """The nodes `node`'s generated text reads, in the order Python evaluates them."""
+    if is_setitem_statement(node):      # `a[i] = v` evaluates v, then a, then i
+        return [*iter_nodes(node.args[2]), *iter_nodes(node.args[0]), *iter_nodes(node.args[1])]
+    return list(node.inputs())
+
+
+def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool]) -> dict[int, Node]:
+    """id of each call node written inline -> the node whose expression holds it. Only operands of
+    Python operators (`is_operator`: printed infix or prefix) move: that is where NumPy reuses a
+    temporary; a function or method call gains nothing, and keeping its arguments named keeps graph code
+    readable line by line."""
+    uses: dict[int, int] = {}
+    for n in nodes:
+        for a in n.inputs():
+            uses[id(a)] = uses.get(id(a), 0) + 1
+    for o in iter_nodes(outputs):
+        uses[id(o)] = uses.get(id(o), 0) + 2       # a returned value is always a local
+    inline: dict[int, Node] = {}
+    stack: list[Node] = []
+    for node in nodes:
+        if not node.is_call:
+            continue
+        statement = control.is_control(node) or is_setitem_statement(node)
+        pending = {id(p) for p in stack}
+        reads = [n for n in evaluation_order(node) if id(n) in pending]
+        k = len(reads)
+        if k and is_operator(node) and [id(p) for p in stack[-k:]] == [id(r) for r in reads] and \
+                all(errstate_of(r) == errstate_of(node) for r in reads):
+            for r in reads:
+                inline[id(r)] = node
+            del stack[-k:]
+        elif k:
+            stack.clear()       # the pending ones stay statements, at their own place
+        if statement or uses.get(id(node), 0) != 1:
+            stack.clear()
+        else:
+            stack.append(node)
+    return inline

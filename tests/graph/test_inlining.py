@@ -1,0 +1,140 @@
+"""graph/inlining.py: an operator's one-use operand is written inside the operator's expression, so NumPy
+reuses the temporary's buffer as it does eagerly, and the order of every operation stays the graph's."""
+
+from __future__ import annotations
+
+import operator
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import minidynamo as md
+from minidynamo.graph import codegen, inlining
+from minidynamo.graph.ir import ArraySpec, Graph
+
+F64 = np.dtype("float64")
+
+
+def compute_graph() -> Graph:
+    g = Graph("compute")
+    x, y = g.add_input("x", ArraySpec((8, 8), F64)), g.add_input("y", ArraySpec((8, 8), F64))
+    a = g.add_input("a", ArraySpec((), F64, scalar=True))
+    clipped = g.call("clip", np.clip, (x, 2, 10))
+    s = g.call("add", operator.add, (g.call("mul", operator.mul, (clipped, a)), g.call("mul", operator.mul, (y, a))))
+    g.set_outputs([g.call("add", operator.add, (s, a))])
+    return g
+
+
+def test_operator_chain_is_one_expression():
+    assert codegen.generate(compute_graph()).source.splitlines() == [
+        "def compute(x, y, a):",
+        "    t4 = ((np.clip(x, 2, 10) * a) + (y * a)) + a",
+        "    return (t4,)",
+    ]
+
+
+def test_values_read_twice_returned_or_passed_to_calls_stay_named():
+    g = Graph("g")
+    x = g.add_input("x", ArraySpec((3,), F64))
+    twice = g.call("mul", operator.mul, (x, 2.0))
+    both = g.call("add", operator.add, (twice, twice))
+    shown = g.call("neg", operator.neg, (x,))
+    g.set_outputs([g.call("tanh", np.tanh, (both,)), shown])
+    assert codegen.generate(g).source.splitlines()[1:] == [
+        "    t0 = x * 2.0", "    t1 = t0 + t0", "    del t0", "    t2 = -x", "    t3 = np.tanh(t1)",
+        "    del t1", "    return (t3, t2)"]
+
+
+def _peak(fn, *args) -> int:
+    fn(*args)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        fn(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def clip_scale(x, y, a, b):
+    return np.clip(x, 2, 10) * a + y * b + 1.0
+
+
+def gemm_update(alpha, beta, C, A, B):
+    C[:] = alpha * A @ B + beta * C
+
+
+@pytest.mark.parametrize("fn, shapes", [(clip_scale, [(256, 256), (256, 256), None, None]),
+                                        (gemm_update, [None, None, (200, 200), (200, 200), (200, 200)])])
+def test_compiled_allocates_what_eager_allocates(fn, shapes):
+    """NumPy reuses a temporary handed straight to an operator; a graph that held each one in a local made
+    a fresh array per operator (compute ran 1.3x eager's time). Peak memory is eager's again."""
+    rng = np.random.default_rng(0)
+    args = [rng.random(s) * 12 if s else np.float64(1.5) for s in shapes]
+    compiled = md.compile(fn)
+    eager_peak = _peak(fn, *[np.copy(a) for a in args])
+    compiled_peak = _peak(compiled, *[np.copy(a) for a in args])
+    assert compiled_peak <= eager_peak + 64 * 1024, (compiled_peak, eager_peak)
+
+
+class Logged:
+    """A value whose operators record what they compute, to compare evaluation orders."""
+
+    def __init__(self, label: str, log: list) -> None:
+        self.label, self.log = label, log
+
+    def _op(self, name, *others):
+        label = f"{name}({', '.join([self.label, *(getattr(o, 'label', repr(o)) for o in others)])})"
+        self.log.append(label)
+        return Logged(label, self.log)
+
+    def __add__(self, o): return self._op("add", o)
+    def __mul__(self, o): return self._op("mul", o)
+    def __sub__(self, o): return self._op("sub", o)
+    def __neg__(self): return self._op("neg")
+    def __getitem__(self, k): return self._op("getitem", k)
+
+    def __setitem__(self, k, v):
+        self.log.append(f"setitem({self.label}, {k!r}, {v.label})")
+
+
+def logged_call(*args):
+    log = args[0].log
+    label = f"call({', '.join(a.label for a in args)})"
+    log.append(label)
+    return Logged(label, log)
+
+
+OPS = [("add", operator.add, 2), ("mul", operator.mul, 2), ("sub", operator.sub, 2), ("neg", operator.neg, 1),
+       ("getitem", operator.getitem, 1), ("call", logged_call, 2), ("setitem", operator.setitem, 2)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(OPS) - 1), st.integers(0, 99), st.integers(0, 99)),
+                min_size=1, max_size=14), st.integers(0, 7))
+def test_inlining_keeps_every_operation_in_graph_order(steps, n_outputs):
+    g = Graph("order")
+    values = [g.add_input(f"x{i}", ArraySpec((), F64)) for i in range(3)]
+    for op, i, j in steps:
+        name, target, arity = OPS[op]
+        a, b = values[i % len(values)], values[j % len(values)]
+        if name == "setitem":
+            g.call(name, target, (a, 0, b))
+            continue
+        args = (a, b) if arity == 2 else ((a, 0) if name == "getitem" else (a,))
+        values.append(g.call(name, target, args))
+    g.set_outputs(values[len(values) - min(n_outputs, len(values) - 3):] if len(values) > 3 else [])
+
+    def run(plan):
+        log: list = []
+        saved, inlining.plan = inlining.plan, plan
+        try:
+            out = codegen.compile_graph(g)(*(Logged(f"x{i}", log) for i in range(3)))
+        finally:
+            inlining.plan = saved
+        return log, [getattr(o, "label", o) for o in out]
+
+    assert run(inlining.plan) == run(lambda nodes, outputs, is_operator: {})

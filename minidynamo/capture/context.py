@@ -362,11 +362,8 @@ class CaptureContext:
                     a, b = self.cell_expr(box), self.cell_expr(other)
                     self.guard([G.Guard(f"({a} is {b})", G.GuardKind.EQUALS, False,
                                         f"written cell {G.readable_expr(a)} is not {G.readable_expr(b)}")])
-        mutated = [v for v in self.side_effects.objects if v.source is not None]
-        for var in mutated:
-            for other, src in self._mutables.values():
-                if other is not var and other.python_type() is var.python_type():
-                    self.guard([_same_object(var.source, src, False)])
+        for a, b in self.side_effects.distinct_pairs(self._mutables.values()):
+            self.guard([_same_object(a, b, False)])
 
     # ---- graph building ------------------------------------------------------------------------------
     def to_arg(self, var: Var) -> Any:

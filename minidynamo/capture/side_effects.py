@@ -33,6 +33,18 @@ class SideEffects:
         if not any(b is box for b in self.cells):
             self.cells.append(box)
 
+    def distinct_pairs(self, mutables: Any) -> list[tuple[Any, Any]]:
+        """(a mutated object's source, the source of another wrapped mutable of its type), each pair once: not
+        again the other way round when both are mutated (every guard is checked on every warm call)."""
+        pairs, seen = [], set()
+        for var in [v for v in self.objects if v.source is not None]:
+            for other, src in mutables:
+                key = frozenset((var.source.expr(), src.expr()))
+                if other is not var and other.python_type() is var.python_type() and key not in seen:
+                    seen.add(key)
+                    pairs.append((var.source, src))
+        return pairs
+
     def load_global(self, globals_key: str, name: str) -> Any | None:
         return self.globals.get((globals_key, name))
 

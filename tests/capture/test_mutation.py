@@ -100,6 +100,19 @@ def test_same_list_passed_twice():
     check(f, [0], [0])
 
 
+def test_two_mutated_lists_are_guarded_distinct_once():
+    """Both lists are written, so each is guarded distinct from the other: one `is` test, not one per
+    direction (every guard is read on every warm call)."""
+    def f(a, b):
+        a.append(1)
+        b.append(2)
+        return len(a) + len(b)
+    xs = [0]
+    result = check(f, [0], [0], calls=[(xs, xs), ([5], [6, 7])])
+    is_tests = [g.expr for r in result.records for g in r.entry.guards if " is " in g.expr and "warn" not in g.expr]
+    assert len(is_tests) == len(result.records) and all(g in ("(a is b)", "(b is a)") for g in is_tests), is_tests
+
+
 def test_global_writes_in_order():
     def f(x):
         global TOTAL

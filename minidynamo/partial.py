@@ -14,7 +14,9 @@ is driven for and returns a LoopState (that header, its live locals, the stack t
 on; the driver of that header takes it, the others pass it outwards. Each driven function is captured
 once, so capture time does not grow with the trip count. Run eagerly (past the cache limit, after an
 internal error) a driven function simply runs to the end of the function and returns its result, which
-every driver passes through: both behaviours fit the same protocol.
+every driver passes through: both behaviours fit the same protocol. That is also the plain way a
+LoopChoice (stitch/loop_choice.py) takes when driving a loop costs more than plain Python: the entry that
+starts the drivers calls the uncompiled resume function instead (`plain`), or the drivers with `eager`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from .cache import call_moving
 from .capture.interpreter import capture_function
 from .stitch.breaking import LoopState, hand_over, loop_state_expr, prepare_break, prepare_loop_back
 from .errors import CannotResume
+from .stitch.loop_choice import LoopChoice
 from .stitch.resume import resume_function
 from .report import log
 from .stitch.stitched import EntryBody, entry_body
@@ -129,10 +132,11 @@ def for_driver(header: int, body: Callable[[tuple, Layout], Any], exit_: Callabl
     iteration. A state for another loop (an enclosing one) or a final result is passed on to the caller.
     A plain function, not a partial: the entry's call then hands it the only reference to the state.
     Inside a try region (`raiser`), an exception of next() is raised where FOR_ITER stands by the raiser,
-    so the region's own handler catches it (an inlined comprehension restores its loop variable there)."""
+    so the region's own handler catches it (an inlined comprehension restores its loop variable there).
+    With `eager` the body runs uncompiled: to the end of the function, so the loop ends after that call."""
     slots = pyversion.ITER_SLOTS       # the iterator's stack slots, itself first (3.15: then a NULL)
 
-    def drive(res: Any) -> Any:
+    def drive(res: Any, eager: bool = False) -> Any:
         while type(res) is LoopState and res.header == header:
             # Not `except StopIteration:` around the exit: the code after the loop would run inside that
             # handler, its exceptions chained to the StopIteration and the handler's traceback keeping this
@@ -145,9 +149,13 @@ def for_driver(header: int, body: Callable[[tuple, Layout], Any], exit_: Callabl
                     return call_moving(raiser(res.names, res.layout()), [item.exc, *res.arguments(res.stack)], {})
             if item is _EXHAUSTED:
                 fn = exit_(res.names, res.layout()[:-slots])
+                if eager:
+                    fn = plain(fn)
                 res = res.arguments(res.stack[:-slots])
                 return call_moving(fn, res, {})
             fn = body(res.names, res.layout() + (True,))
+            if eager:
+                fn = plain(fn)
             res = res.arguments((*res.stack, item))
             item = None
             res = call_moving(fn, res, {})
@@ -171,13 +179,20 @@ def _next_or_exception(iterator: Any) -> Any:
 
 def while_driver(header: int, loop: Callable[[tuple, Layout], Any]) -> Callable:
     """The driver of the while-loop at `header`: one captured call per iteration, from the test on."""
-    def drive(res: Any) -> Any:
+    def drive(res: Any, eager: bool = False) -> Any:
         while type(res) is LoopState and res.header == header:
             fn = loop(res.names, res.layout())
+            if eager:
+                fn = plain(fn)
             res = res.arguments(res.stack)
             res = call_moving(fn, res, {})
         return res
     return drive
+
+
+def plain(compiled: Any) -> types.FunctionType:
+    """The uncompiled function a compiled resume function captures (what it runs past the cache limit)."""
+    return compiled._minidynamo.user_fn
 
 
 def _driver(kids: _Children, start: int, outer: tuple[int, ...]) -> Any:
@@ -207,14 +222,23 @@ def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_
     drives = (*new, *driven)
     if at_header and (not new or new[0] != k):
         raise CannotResume("a loop header the frame cannot hand to a driver")
-    wrap = "{}"
+    wrap, eager_wrap = "{}", "{}"
     for level, start in enumerate(new):
-        wrap = f"{ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')}({wrap})"
+        name = ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')
+        wrap, eager_wrap = f"{name}({wrap})", f"{name}({eager_wrap}{', True' if level == 0 else ''})"
+    # Where this entry starts the outermost driven loop of the function (it is not itself a driven body), the
+    # rest of the function runs driven or as plain Python, whichever is faster (stitch/loop_choice.py).
+    choice = ctx.bind(LoopChoice(), "choice") if new and not info.drives else None
     if at_header:                  # a real iterator, or too many iterations: the loop's driver takes over
         state = loop_state_expr(ctx, k, list(names), parts.local_exprs, parts.stack_exprs, parts.layout)
-        return [f"return {wrap.format(state)}"]
-    resume = ctx.bind(kids.resume(index, tuple(parts.layout), names, drives), 'resume')
-    return hand_over(frame, parts, resume, wrap)      # its arguments moved: the entry keeps no reference
+        if choice is None:
+            return [f"return {wrap.format(state)}"]
+        return [f"___t = {choice}.begin()", "if ___t & 1:", f"    return {choice}.end(___t, {eager_wrap.format(state)})",
+                f"return {choice}.end(___t, {wrap.format(state)})"]
+    compiled = kids.resume(index, tuple(parts.layout), names, drives)
+    resume = ctx.bind(compiled, 'resume')
+    alternative = None if choice is None else (choice, ctx.bind(plain(compiled), 'plain'))
+    return hand_over(frame, parts, resume, wrap, alternative)   # its arguments moved: the entry keeps no reference
 
 
 def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reason: BreakReason, *,

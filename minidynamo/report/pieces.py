@@ -387,6 +387,8 @@ _FIXED = {
               "instruction stands in your code, so your own `except`/`finally` handle it",
     "___e": "the exception caught from the instruction at the break (handed on as ___exc)",
     "___bind": "types.MethodType: binds a method to its object, as the attribute lookup `obj.method` does",
+    "___t": "which way the rest of the function runs this call (driven or plain Python), and when it started, "
+            "if this call is timed",
 }
 _MOVED = re.compile(r"\((\w+), \1 := None\)\[0\]")
 _MOVED_GLOSS = "passes the value of `x` on and unbinds `x` here in one step, so the function called holds " \
@@ -403,8 +405,10 @@ def gloss_name(name: str, value: Any, piece: Piece, pieces_by_fn: dict) -> str:
     if name.endswith("_graph"):
         return "this piece's graph, compiled by the backend"
     if re.fullmatch(r"___\w*_graph_(get|set)_rng", name):
-        return f"np.random.{name[-7:-4]}_state: {'saves' if 'get' in name else 'restores'} the global RNG " \
-               "state, so a graph that draws and then raises leaves the stream as eager's re-run needs it"
+        how = f"np.random.{name[-7:-4]}_state" if getattr(value, "__name__", "") in ("get_state", "set_state") \
+            else "a raw copy of its MT19937 words (no draw here touches the Gaussian cache)"
+        return f"{'saves' if 'get' in name else 'restores'} the global RNG state ({how}), so a graph that " \
+               "draws and then raises leaves the stream as eager's re-run needs it"
     if re.fullmatch(r"___\w*_graph_rng\d*", name):
         return "the RNG state before the graph ran (restored if the graph raises)"
     if type(value) is dict and isinstance(value.get("__name__"), str) and "__builtins__" in value:
@@ -416,6 +420,12 @@ def gloss_name(name: str, value: Any, piece: Piece, pieces_by_fn: dict) -> str:
         target = pieces_by_fn.get(state.fn)
         what = f"“{target.title}”" if target is not None else state.fn.__qualname__
         return f"the compiled {what}" if target is None else f"the compiled piece {what}"
+    if type(value).__name__ == "LoopChoice":
+        return "chooses, by timing both, whether the loops here run driven or as plain Python (never a " \
+               "different result: only which is faster)"
+    if getattr(value, "__minidynamo_resume__", None) is not None and getattr(value, "_minidynamo", None) is None:
+        return "the rest of the function as plain Python (the uncompiled resume function), run instead of " \
+               "the loop drivers when that is faster"
     if getattr(value, "__qualname__", "").startswith(("for_driver.", "while_driver.")):
         return "the loop driver: runs the loop's test/iterator in plain Python and calls the compiled loop " \
                "body once per iteration"

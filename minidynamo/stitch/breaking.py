@@ -238,14 +238,16 @@ _ASSIGNED = re.compile(r"^\s*((?:___\w+\s*,\s*)*___\w+)\s*=(?!=)")
 _GENERATED_LOCAL = re.compile(r"___(?:o|r|x|exc|[vtc]\d+)")
 
 
-def hand_over(frame: Frame, parts: BreakParts, resume: str, wrap: str = "{}") -> list[str]:
+def hand_over(frame: Frame, parts: BreakParts, resume: str, wrap: str = "{}",
+              choice: tuple[str, str] | None = None) -> list[str]:
     """The entry's last lines: call the resume function holding no reference the eager frame would not
     hold. Its arguments go into a list popped straight onto the call's stack (Python moves those into
     the callee's frame); the entry's temps are cleared, and so is each parameter whose local the resume
     function now holds, or that the function has rebound (eager dropped that reference), and a resume
     function's stack parameters (eager's stack gave those up when they were consumed). A parameter the
     function no longer reads but never rebound stays: eager's frame keeps it until it returns too.
-    `wrap` is the call's context: the loop drivers it starts (`drive({})`)."""
+    `wrap` is the call's context: the loop drivers it starts (`drive({})`); `choice` is (a LoopChoice,
+    the uncompiled resume function) when those drivers may be skipped for plain Python."""
     args = parts.local_exprs + parts.stack_exprs
     passed = set(parts.local_names)
     code = frame.code
@@ -256,8 +258,13 @@ def hand_over(frame: Frame, parts: BreakParts, resume: str, wrap: str = "{}") ->
     temps = {name.strip() for line in [*parts.em.prelude, *parts.lines] if (m := _ASSIGNED.match(line))
              for name in m[1].split(",") if _GENERATED_LOCAL.fullmatch(name.strip())}
     clear += sorted(temps | {"___o"})
-    return [f"___m = [{''.join(a + ', ' for a in reversed(args))}]", f"{' = '.join(clear)} = None",
-            f"return {wrap.format(resume + '(' + '___m.pop(), ' * len(args) + ')')}"]
+    lines = [f"___m = [{''.join(a + ', ' for a in reversed(args))}]", f"{' = '.join(clear)} = None"]
+    pops = "(" + "___m.pop(), " * len(args) + ")"
+    if choice is None:
+        return lines + [f"return {wrap.format(resume + pops)}"]
+    tune, plain = choice
+    return lines + [f"___t = {tune}.begin()", "if ___t & 1:", f"    return {tune}.end(___t, {plain}{pops})",
+                    f"return {tune}.end(___t, {wrap.format(resume + pops)})"]
 
 
 def _still_bound(frame: Frame, name: str) -> bool:

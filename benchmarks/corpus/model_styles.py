@@ -338,18 +338,20 @@ def _function(fn, args, seed=0):
     return lambda: (fn, _seeded(args, seed))
 
 
-_X = _rng(0).standard_normal((32, 64))
-_LOGITS, _TARGET = _rng(2).standard_normal((64, 10)), (_rng(3).random((64, 10)) > 0.9).astype(float)
-_QKV = tuple(_rng(4 + i).standard_normal((4, 8, 16)) for i in range(3))
-_LIFE = (_rng(7).random((64, 64)) > 0.7).astype(int)
+# Sizes of everyday use (a minibatch of 128, hidden 256, 100 classes): calls of 0.1-10 ms, where what a
+# compiled call adds is the question; tiny steps have their own tables (benchmarks/overhead.py, sizes.py).
+_X = _rng(0).standard_normal((128, 256))
+_LOGITS, _TARGET = _rng(2).standard_normal((128, 100)), (_rng(3).random((128, 100)) > 0.9).astype(float)
+_QKV = tuple(_rng(4 + i).standard_normal((8, 32, 64)) for i in range(3))
+_LIFE = (_rng(7).random((128, 128)) > 0.7).astype(int)
 
 CASES = [
     Case("dropout_forward", "ML-From-Scratch: Dropout.forward_pass, mask from the global RNG kept on self",
          _method(ScratchDropout, "forward_pass", (_X,))),
     Case("dense_forward", "ML-From-Scratch: Dense.forward_pass, input kept on self",
-         _method(lambda: ScratchDense(64, 32), "forward_pass", (_X,))),
+         _method(lambda: ScratchDense(256, 128), "forward_pass", (_X,))),
     Case("batchnorm_forward", "ML-From-Scratch: BatchNormalization.forward_pass, running stats on self",
-         _method(lambda: ScratchBatchNorm(64), "forward_pass", (_X,))),
+         _method(lambda: ScratchBatchNorm(256), "forward_pass", (_X,))),
     Case("softmax_cross_entropy", "ML-From-Scratch: Softmax activation + CrossEntropy loss objects",
          _method(ScratchSoftmaxLoss, "forward", (_LOGITS, _TARGET))),
     Case("kmeans_predict", "ML-From-Scratch: KMeans.predict, Python loops over samples and features",
@@ -366,7 +368,7 @@ CASES = [
     Case("random_walk", "From Python to NumPy: random walk, random.randint per step",
          _function(random_walk, (1000,))),
     Case("random_walk_vectorized", "From Python to NumPy: random walk, np.random.choice + cumsum",
-         _function(random_walk_vectorized, (1000,))),
+         _function(random_walk_vectorized, (10000,))),
     Case("game_of_life", "From Python to NumPy: Game of Life step with slices and masks",
          _function(life_step, (_LIFE,))),
 ]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime
+import os
 import pathlib
 import platform
 
 import numpy as np
 
-RESULTS = pathlib.Path(__file__).parent / "results"
+# benchmarks.pythons runs the tables once per interpreter, each into its own results/python-X.Y folder.
+RESULTS = pathlib.Path(os.environ.get("MINIDYNAMO_BENCH_RESULTS") or pathlib.Path(__file__).parent / "results")
 
 
 def table(header: list[str], rows: list[list[object]]) -> str:

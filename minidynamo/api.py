@@ -31,6 +31,7 @@ from .guards import RELEASE_READS, Guard, GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .report.pieces import Recapture, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
+from .stitch import raisers
 from .stitch.stitched import build_body, written_inputs
 from .callables import Target, compiled_function, resolve
 from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
@@ -378,6 +379,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     lines = list(body.lines)
     if compiled is not None:
         namespace[body.graph_key] = compiled
+        namespace["___at_user"] = raisers.at_user
         lines[0:1] = _guarded_graph_call(ctx, body, lines[0], _forward(fn))
         lines = restoring_rng(body.graph_key, lines, body.graph, ctx.inputs, namespace)
     entry = Entry(ctx.guards, lines, namespace, tag)
@@ -407,8 +409,10 @@ def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[st
     if not body.mutates:
         return ["try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}", *rerun,
                 RELEASE_READS]
-    if not ctx.side_effects and not ctx.nodes_in_try:     # its exception leaves the function as is
-        return ["try:", f"    {call}", "finally:", f"    {RELEASE_READS}"]
+    if not ctx.side_effects and not ctx.nodes_in_try:     # its exception leaves the function as is,
+        # raised from where the program stands (stitch/raisers.py; the same object: its context stays)
+        return ["try:", f"    {call}", "except BaseException as ___e:", "    raise ___at_user(___e)", "finally:",
+                f"    {RELEASE_READS}"]
     arrays = [ctx.inputs[i][0].expr() for i in written_inputs(ctx)]
     snapshot = f"___snap = ({''.join(a + '.copy(), ' for a in arrays)})"
     # (a read-only array was not written: the graph raised at the first write into it)

@@ -96,7 +96,8 @@ def call_moving(fn: Callable, pending: list, kwargs: dict) -> Any:
     mover = _MOVERS.get((len(pending), keys))
     if mover is None:
         named = "".join(f"{k}=kw.pop({k!r}), " for k in keys)
-        mover = _MOVERS[(len(pending), keys)] = eval(f"lambda f, m, kw: f({'m.pop(), ' * len(pending)}{named})")
+        text = f"lambda f, m, kw: f({'m.pop(), ' * len(pending)}{named})"
+        mover = _MOVERS[(len(pending), keys)] = eval(compile(text, "<minidynamo mover>", "eval"))
     return mover(fn, pending, kwargs)
 
 

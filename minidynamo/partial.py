@@ -28,7 +28,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import pyversion
+from . import pyversion, tracebacks
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.builtin_scope import can_rebuild
 from .capture.instructions import decode
@@ -127,12 +127,13 @@ Layout = tuple[bool, ...]
 
 
 def for_driver(header: int, body: Callable[[tuple, Layout], Any], exit_: Callable[[tuple, Layout], Any],
-               raiser: Callable[[tuple, Layout], Any] | None = None) -> Callable:
+               raiser: Callable[[tuple, Layout], Any]) -> Callable:
     """The driver of the for-loop at `header`: FOR_ITER in plain Python, one captured body call per
     iteration. A state for another loop (an enclosing one) or a final result is passed on to the caller.
     A plain function, not a partial: the entry's call then hands it the only reference to the state.
-    Inside a try region (`raiser`), an exception of next() is raised where FOR_ITER stands by the raiser,
-    so the region's own handler catches it (an inlined comprehension restores its loop variable there).
+    An exception of next() is raised where FOR_ITER stands by the raiser: its innermost traceback entries
+    are the user's (tracebacks.py), and inside a try region the region's own handler catches it (an inlined
+    comprehension restores its loop variable there).
     With `eager` the body runs uncompiled: to the end of the function, so the loop ends after that call."""
     slots = pyversion.ITER_SLOTS       # the iterator's stack slots, itself first (3.15: then a NULL)
 
@@ -141,12 +142,11 @@ def for_driver(header: int, body: Callable[[tuple, Layout], Any], exit_: Callabl
             # Not `except StopIteration:` around the exit: the code after the loop would run inside that
             # handler, its exceptions chained to the StopIteration and the handler's traceback keeping this
             # frame's locals referenced (eager FOR_ITER leaves no trace of the exhausted iterator).
-            if raiser is None:
-                item = next(res.stack[-slots], _EXHAUSTED)
-            else:
-                item = _next_or_exception(res.stack[-slots])
-                if type(item) is _Raised:     # (outside the except clause: no exception context leaks)
-                    return call_moving(raiser(res.names, res.layout()), [item.exc, *res.arguments(res.stack)], {})
+            item = _next_or_exception(res.stack[-slots])
+            if type(item) is _Raised:     # (outside the except clause: no exception context leaks)
+                exc = tracebacks.below(item.exc)
+                item = None
+                return call_moving(raiser(res.names, res.layout()), [exc, *res.arguments(res.stack)], {})
             if item is _EXHAUSTED:
                 fn = exit_(res.names, res.layout()[:-slots])
                 if eager:
@@ -202,8 +202,7 @@ def _driver(kids: _Children, start: int, outer: tuple[int, ...]) -> Any:
         exit_index = kids.ins.targets[start] + pyversion.FOR_ITER_EXIT_SKIP
         body = functools.lru_cache(None)(lambda names, layout: kids.resume(start + 1, layout, names, drives))
         exit_ = functools.lru_cache(None)(lambda names, layout: kids.resume(exit_index, layout, names, outer))
-        raiser = functools.lru_cache(None)(lambda names, layout: kids.raiser(start, layout, names)) \
-            if kids.ins.in_try[start] else None
+        raiser = functools.lru_cache(None)(lambda names, layout: kids.raiser(start, layout, names))
         return for_driver(start, body, exit_, raiser)
     loop = functools.lru_cache(None)(lambda names, layout: kids.resume(start, layout, names, drives))
     return while_driver(start, loop)
@@ -262,8 +261,8 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
     loop = kids.ins.innermost_loop(k)
     at_header = reason.category == BreakCategory.LOOP and loop is not None and loop[0] == k
     in_try = kids.ins.in_try[k]
-    parts = prepare_break(ctx, second.frame, kids.callee, at_header,
-                          functools.partial(kids.raiser, k) if in_try else None, keep_dead)
+    parts = prepare_break(ctx, second.frame, kids.callee, at_header, functools.partial(kids.raiser, k), keep_dead,
+                          in_try)
     last = _continuation(kids, second.frame, parts, info, at_header)
     return PartialCapture(ctx, entry_body(ctx, parts.em, parts.lines + last))
 

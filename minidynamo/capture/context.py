@@ -7,6 +7,7 @@ guards that make reusing the capture safe; `record(opdef, args, kwargs, target)`
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import types
@@ -21,6 +22,7 @@ from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, RngSpec, iter_nodes
 from ..graph.errstate import ERRSTATE
 from ..graph.meta import DataDependentShape, MetaError
 from ..graph.symbolic import ShapeEnv
+from .frame import locate
 from .dynamic_shapes import STATIC, ShapePolicy, specialize, symbolic_spec
 from .known_values import KnownValues
 from .lazy_dict import LazyDictVar
@@ -70,6 +72,7 @@ class CaptureContext:
         self.shape_policy: ShapePolicy = STATIC   # which array sizes become symbols of shape_env
         self.shape_env = ShapeEnv(self._relation_guard)
         self.graph = Graph(name)
+        self.graph.on_call = functools.partial(locate, self)      # each node: where the program is
         self.guards = G.GuardSet()
         self.namespace: dict[str, Any] = {}
         self.inputs: list[tuple[Source, Node]] = []
@@ -134,7 +137,8 @@ class CaptureContext:
         memory and have one reference too many (`ndarray.resize` would refuse it where eager allows it)."""
         self._alive.clear()
         self._inputs_by_id.clear()
-        self.shape_env.on_guard = None
+        self.shape_env.on_guard = self.graph.on_call = None
+
 
     def _relation_guard(self, python: str, text: str) -> None:
         """A decision the shape environment took on symbolic sizes becomes a dispatcher guard."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from ..graph.ir import WHERE
 from .breaks import BreakCategory
 from .builtin_scope import BuiltinScope, builtin_var
 from .instructions import Instructions, decode
@@ -171,3 +172,18 @@ class Frame:
 
     def location(self) -> tuple[str, int | None, str]:
         return self.code.co_filename, self.ins.lineno(self.current), self.ins.source_line(self.current)
+
+    def where(self) -> tuple:
+        """(code, instruction index, globals) of this frame and the frames that inlined it, the root first:
+        where an exception of the instruction being executed is raised again (stitch/raisers.py)."""
+        chain, frame = [], self
+        while frame is not None:
+            chain.append((frame.code, frame.current, frame.globals))
+            frame = frame.parent
+        return tuple(reversed(chain))
+
+
+def locate(ctx: Any, node: Any) -> None:
+    """Graph.on_call during a capture: the node gets where the program is (an exception is raised there)."""
+    if ctx.active_frame is not None:
+        node.meta[WHERE] = ctx.active_frame.where()

@@ -18,8 +18,9 @@ import itertools
 import keyword
 import linecache
 import operator
+import re
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -49,6 +50,8 @@ class PythonCode:
     fn_name: str
     source: str
     globals: dict[str, Any]
+    nodes: dict[str, Node] = field(default_factory=dict)     # local name -> the call node it holds
+    inlined: dict[str, Node] = field(default_factory=dict)   # expression written inside its reader -> node
 
     def __str__(self) -> str:
         return self.source
@@ -80,6 +83,7 @@ class _Emitter:
         self.names: dict[Node, str] = {}
         self.carried: dict[Node, list[str]] = {}
         self.inline: dict[int, str] = {}     # id of a node written inside its reader -> its expression
+        self.inlined: dict[str, Node] = {}   # ... and that expression -> the node (codegen.node_at)
         self.atoms: set[int] = set()         # ... whose expression is a call or subscript (no parentheses)
         for node in graph.nodes:
             if node.op == INPUT:
@@ -250,6 +254,7 @@ class _Emitter:
         for node in graph.nodes:
             if node.is_call and id(node) in inline:
                 self.inline[id(node)] = self.value_text(node)
+                self.inlined.setdefault(self.inline[id(node)], node)
                 if not self.is_operator(node):
                     self.atoms.add(id(node))     # a call or a subscript binds tighter than any operator
             elif node.is_call:
@@ -327,7 +332,8 @@ def generate(graph: Graph) -> PythonCode:
     """Source text of a function computing `graph`, and the globals that source reads."""
     emitter = _Emitter(graph)
     fn_name, source = emitter.render()
-    return PythonCode(fn_name, source, emitter.globals)
+    return PythonCode(fn_name, source, emitter.globals, {name: node for node, name in emitter.names.items()
+                                                         if node.is_call}, emitter.inlined)
 
 
 def compile_graph(graph: Graph) -> Callable[..., tuple]:
@@ -344,5 +350,28 @@ def compile_graph(graph: Graph) -> Callable[..., tuple]:
     fn.__minidynamo_source__ = code.source
     fn.__minidynamo_filename__ = filename
     fn.__minidynamo_graph__ = graph
+    _NODES[filename] = (code.nodes, code.inlined)
     weakref.finalize(fn, linecache.cache.pop, filename, None)
+    weakref.finalize(fn, _NODES.pop, filename, None)
     return fn
+
+
+_NODES: dict[str, tuple[dict[str, Node], dict[str, Node]]] = {}   # live generated code's file -> its nodes
+_ASSIGNED = re.compile(r"\s*(\w+) = ")
+
+
+def node_at(filename: str, lineno: int, columns: tuple[int | None, int | None] = (None, None)) -> Node | None:
+    """The node that raised at line `lineno` (and `columns`, the failing expression's span) of generated
+    graph code `filename` (a traceback entry's place): an operand written inside the line's expression when
+    the span is exactly its text, else the node the line assigns; None for another file or a line that
+    assigns no node (a write through a subscript, a loop)."""
+    found = _NODES.get(filename)
+    line = linecache.getline(filename, lineno) if found is not None else ""
+    m = _ASSIGNED.match(line)
+    if not m:
+        return None
+    start, end = columns
+    span = line[start:end].strip() if start is not None and end is not None else ""
+    while span not in found[1] and span.startswith("(") and span.endswith(")"):
+        span = span[1:-1]        # (an operand may be written in parentheses)
+    return found[1].get(span) or found[0].get(m[1])

@@ -35,6 +35,7 @@ from .symbolic import Sym
 INPUT = "input"
 CONST = "const"
 ERRSTATE = "errstate"   # node.meta key: the np.errstate blocks an op runs inside (graph/errstate.py)
+WHERE = "where"         # node.meta key: where the program was when a front end recorded the op (opaque here)
 
 
 def _dtype_short(dtype: np.dtype) -> str:
@@ -278,6 +279,7 @@ class Graph:
         self.guards: list[Any] = []     # front ends attach their guards here (tracing's mode="guard")
         self._next_id = 0
         self._names: set[str] = set()
+        self.on_call: Callable[[Node], None] | None = None    # a front end's hook: each new call node
 
     # ---- building ------------------------------------------------------------------------------
     def _append(self, node: Node) -> Node:
@@ -301,7 +303,10 @@ class Graph:
         for n in iter_nodes((args, kwargs or {})):
             if n.index < 0 or n.index >= len(self.nodes) or self.nodes[n.index] is not n:
                 raise ValueError(f"{op}: argument {n.name} is not a node of graph {self.name}")
-        return self._append(Node(op, target, args, kwargs or {}, spec, self._fresh()))
+        node = self._append(Node(op, target, args, kwargs or {}, spec, self._fresh()))
+        if self.on_call is not None:
+            self.on_call(node)
+        return node
 
     def set_outputs(self, outputs: list | tuple) -> None:
         self.outputs = list(outputs)

@@ -131,15 +131,15 @@ def make_pieces(root: Any, records: list) -> list[Piece]:
     for i, r in enumerate(records):
         fn = r.fn
         code = fn.__code__
-        resume = _RESUME_NAME.search(code.co_name)
+        resume = _RESUME_NAME.search(fn.__name__)      # (its code is named as the user's function)
         key = id(fn) if resume is None else (code.co_qualname, _bool_outcomes(r))
         counts[key] = counts.get(key, 0) + 1
         piece = _piece(root, r, f"piece-{i}")
         if resume is not None:       # several resume points on one line (x[i] = x[i] ** 2): number them
             names = points.setdefault(piece.lineno, [])
-            if code.co_name not in names:
-                names.append(code.co_name)
-            k = names.index(code.co_name)
+            if fn.__name__ not in names:
+                names.append(fn.__name__)
+            k = names.index(fn.__name__)
             if k:
                 piece.title = piece.title.replace(f"line {piece.lineno},", f"line {piece.lineno} (point {k + 1} "
                                                                              f"on that line),", 1)
@@ -162,7 +162,7 @@ def readable_function(name: str) -> str:
 def _piece(root: Any, r: Any, anchor: str) -> Piece:
     fn, code = r.fn, r.fn.__code__
     info = getattr(fn, "__minidynamo_resume__", None)
-    m = _RESUME_NAME.search(code.co_name)
+    m = _RESUME_NAME.search(fn.__name__)
     if info is None or m is None:
         mine = fn is root or code is getattr(root, "__code__", None) or getattr(r, "root", None) is fn
         kind = PieceKind.FUNCTION if mine else PieceKind.HELPER
@@ -384,8 +384,13 @@ _FIXED = {
     "___m": "the resume function's arguments, popped onto its call so the entry keeps no reference",
     "___k": "arrays of locals the rest of the function never reads, kept alive as long as eager keeps them",
     "___exc": "the exception the instruction at the break raised (None if it did not), re-raised where that "
-              "instruction stands in your code, so your own `except`/`finally` handle it",
-    "___e": "the exception caught from the instruction at the break (handed on as ___exc)",
+              "instruction stands in your code, so your own `except`/`finally` handle it and its traceback "
+              "ends in your code, as eager's",
+    "___e": "the exception caught from the instruction at the break or from the graph, raised again from "
+            "where your code stands",
+    "___below": "the exception with the traceback below the entry, without minidynamo's frames",
+    "___at_user": "raises the graph's exception again from where your code stands (the op's file, line and "
+                  "function, inlined calls nested), so its traceback ends as eager's",
     "___bind": "types.MethodType: binds a method to its object, as the attribute lookup `obj.method` does",
     "___t": "which way the rest of the function runs this call (driven or plain Python), and when it started, "
             "if this call is timed",
@@ -411,6 +416,9 @@ def gloss_name(name: str, value: Any, piece: Piece, pieces_by_fn: dict) -> str:
                "draws and then raises leaves the stream as eager's re-run needs it"
     if re.fullmatch(r"___\w*_graph_rng\d*", name):
         return "the RNG state before the graph ran (restored if the graph raises)"
+    if re.fullmatch(r"___\w*raiser\d+", name):
+        return "gives (made on the first exception) the function cut from your code that raises the " \
+               "instruction's exception where that instruction stands"
     if type(value) is dict and isinstance(value.get("__name__"), str) and "__builtins__" in value:
         return f"the globals of module {value['__name__']} (`{name}['n']` reads its global `n`, on every call)"
     if isinstance(value, types.CellType):

@@ -10,6 +10,7 @@ compiled resume function (the caller owns compiling and caching it).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import types
@@ -18,6 +19,7 @@ from typing import Any, Callable
 
 from bytecode import Instr
 
+from .. import tracebacks
 from ..cache import moved
 from ..capture.context import CaptureContext
 from ..capture.frame import PLAIN_MODULES, Frame
@@ -169,20 +171,21 @@ def _live_locals(frame: Frame, em: BreakEmitter, at: int) -> tuple[list[str], li
 
 def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[Any], Any],
                   at_loop_header: bool = False, raiser_for: Callable[..., Any] | None = None,
-                  keep_dead: bool = True) -> BreakParts:
+                  keep_dead: bool = True, in_try: bool = False) -> BreakParts:
     """Graph, write-backs and the breaking instruction (as Python) for a root frame stopped before
     instruction `frame.current`; the caller adds the continuation and calls stitched.entry_body. At a loop
-    header nothing is executed here: the loop driver takes over from that instruction. Inside a try block,
+    header nothing is executed here: the loop driver takes over from that instruction.
     `raiser_for(stack_layout, local_names)` gives the function that raises the instruction's exception
-    where the instruction stands, so the block's own handlers catch it (see _raise_in_place). `keep_dead`:
-    keep the arrays of locals nothing reads any more alive (`___k`), as eager does; pointless where the
-    backend makes its own arrays, which would then have to hand over results nobody reads."""
+    where the instruction stands (see _raise_in_place): its traceback is eager's, and inside a try block
+    (`in_try`) the block's own handlers catch it. `keep_dead`: keep the arrays of locals nothing reads any
+    more alive (`___k`), as eager does; pointless where the backend makes its own arrays, which would then
+    have to hand over results nobody reads."""
     em = BreakEmitter(ctx, compiled_callee)
     temps, writes = writeback_lines(ctx, em)
     instr = frame.ins.instrs[frame.current]
     step = Plain(0, [], [], 0) if at_loop_header else execute(frame, instr, em)
     consumed, pushed, run_lines, offset = step.consumed, step.pushed, step.lines, step.offset
-    if raiser_for is not None and run_lines:
+    if raiser_for is not None and run_lines and in_try:
         run_lines = _raise_in_place(frame, em, run_lines, raiser_for)
     kept = frame.stack[:len(frame.stack) - consumed]
     layout = [v is not None for v in kept] + [p is not None for p in pushed]
@@ -191,9 +194,11 @@ def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[
     kept_dead = _dead_arrays(frame, em, names) if keep_dead else []
     if kept_dead:        # eager's frame keeps them until it returns: as many references, as long
         writes = writes + [f"___k = ({''.join(e + ', ' for e in kept_dead)})"]
-    if raiser_for is None:
+    if not in_try:
         release, run_lines = release_temps(ctx, em, temps, run_lines, stack_exprs + values + kept_dead)
         writes = writes + release
+        if raiser_for is not None and run_lines:   # (the locals the continuation gets: release kept them)
+            run_lines = _raise_in_place(frame, em, run_lines, raiser_for, (names, values))
     return BreakParts(em, temps + writes + run_lines, frame.current + offset, layout, stack_exprs, names, values)
 
 
@@ -273,16 +278,23 @@ def _still_bound(frame: Frame, name: str) -> bool:
     return source is not None and source.expr() == name
 
 
-def _raise_in_place(frame: Frame, em: BreakEmitter, lines: list[str], raiser_for: Callable[..., Any]) -> list[str]:
-    """Run `lines` (the breaking instruction); if they raise, hand the exception to a plain function that
-    rebuilds the stack and locals as they were before the instruction and raises it there, inside the
-    original exception-table region. Called outside the except clause, so no exception context leaks."""
+def _raise_in_place(frame: Frame, em: BreakEmitter, lines: list[str], raiser_for: Callable[..., Any],
+                    live: tuple[list[str], list[str]] | None = None) -> list[str]:
+    """Run `lines` (the breaking instruction); if they raise, hand the exception to a plain function cut
+    from the user's code that rebuilds the stack and locals as they were before the instruction and raises
+    it there: inside the original exception-table region, with the user's file, line and function name as
+    its innermost traceback entry (tracebacks.below: what the instruction's own callees added, without
+    minidynamo's frames). Outside a try region (`live`: the locals handed on, kept alive) no handler sees
+    the stack, whose values are None. The raiser is built on the first exception (capture makes none).
+    Called outside the except clause, so no exception context leaks."""
     layout = tuple(v is not None for v in frame.stack)
-    names, values = _live_locals(frame, em, frame.current)
-    raiser = em.constant(raiser_for(layout, tuple(names)))
-    args = "".join(v + ", " for v in values) + "".join(em.value(v) + ", " for v in frame.stack if v is not None)
+    names, values = live or _live_locals(frame, em, frame.current)
+    raiser = em.ctx.bind(functools.partial(raiser_for, layout, tuple(names)), "raiser")
+    stack = ["None" if live else em.value(v) for v in frame.stack if v is not None]
+    args = "".join(v + ", " for v in [*values, *stack])
+    em.ctx.namespace["___below"] = tracebacks.below
     return ["___exc = None", "try:", *("    " + line for line in lines), "except BaseException as ___e:",
-            "    ___exc = ___e", "if ___exc is not None:", f"    return {raiser}({args}___exc)"]
+            "    ___exc = ___e", "if ___exc is not None:", f"    return {raiser}()({args}___below(___exc))"]
 
 
 def prepare_loop_back(ctx: CaptureContext, frame: Frame, header: int) -> tuple[BreakEmitter, list[str]]:

@@ -140,7 +140,7 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     new.argcount = len(args)
     new.posonlyargcount = new.kwonlyargcount = 0
     new.flags &= ~(bytecode.CompilerFlags.VARARGS | bytecode.CompilerFlags.VARKEYWORDS)
-    new.name = name
+    new.name = code.co_name          # tracebacks name the user's function (the function object is `name`)
     new.qualname = f"{code.co_qualname}.<{name}>"
     stacksize = max(code.co_stacksize, new.compute_stacksize(check_pre_and_post=False))
     result = new.to_code(stacksize=stacksize, compute_exception_stack_depths=False)

@@ -65,7 +65,9 @@ class KnownValues:
             return
         if isinstance(value, (np.ndarray, np.generic)) and not value.dtype.hasobject and \
                 value.shape == spec.shape and value.dtype == spec.dtype:
-            self._values[node] = (value, leaves)
+            # One entry per distinct Var, in first-use order (the order their guards go in): a value built
+            # from itself (`z = 0.5 * (z + g / z)` unrolled) would otherwise double its list per step.
+            self._values[node] = (value, list({id(v): v for v in leaves}.values()))
 
     def has(self, var: ArrayVar) -> bool:
         """Whether `var`'s value is known (installs no guard)."""
@@ -104,7 +106,8 @@ class KnownValues:
             items = [self._value(i, leaves) for i in var.items]
             return items if isinstance(var, ListVar) else tuple(items)
         if isinstance(var, ConstVar):
-            leaves.append(var)
+            if type(var) is not ConstVar:   # (a plain constant's guard goes in as it is read, just below)
+                leaves.append(var)
             return var.as_constant()
         raise _Unknown
 

@@ -150,3 +150,32 @@ def test_a_slice_bound_from_input_values_still_breaks():
         return x[k[0]:k[1]]
     r = check(f, np.arange(5.0), np.array([1, 3]), calls=[(np.arange(5.0), np.array([0, 2]))])
     assert r.reasons and r.reasons[0].opname in ("BINARY_SLICE", "BINARY_SUBSCR")
+
+
+def newton_from_constants(n):
+    g = np.array([2.0, 3.0, 5.0, 7.0], dtype=np.float32)
+    z = g.copy()
+    k = 0
+    while np.abs(z * z - g).max() > 1e-8 and k < n:
+        z = 0.5 * (z + g / z)
+        k += 1
+    return z, k
+
+
+def test_a_value_built_from_itself_keeps_what_it_came_from_once(monkeypatch):
+    # Issue 28: each unrolled step of `z = 0.5 * (z + g / z)` reads z twice, and the list of Vars a known
+    # value came from was the concatenation of its operands' lists: it doubled per step (2**22 entries
+    # for the 22 steps of this loop, a minute of capture). Counted, not timed.
+    from minidynamo.capture import known_values
+    sizes = []
+    value_of = known_values.KnownValues.value_of
+
+    def counting(self, var):
+        entry = self._values.get(var.node)
+        sizes.append(0 if entry is None else len(entry[1]))
+        return value_of(self, var)
+    monkeypatch.setattr(known_values.KnownValues, "value_of", counting)
+    check(newton_from_constants, 12, calls=[(3,)])
+    out = md.explain(newton_from_constants)(12)
+    assert sizes and max(sizes) <= 4
+    assert out.graph_count == 1 and out.graph_break_count == 0

@@ -14,6 +14,7 @@ import threading
 import time
 import types
 import weakref
+from collections import Counter
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -335,9 +336,10 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     info = resume_info(fn)
     if info.entry:   # a resume function: its parameters were computed in plain Python, keep them unspecialized
         dynamic = dynamic | frozenset(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+    work: Counter = Counter()             # what the capture did, over all its passes (CaptureRecord.work)
     limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions,
                   unroll_limit=cfg.unroll_limit, dynamic=dynamic, shapes=shapes,
-                  auto_cond=cfg.auto_cond)
+                  auto_cond=cfg.auto_cond, work=work)
     reason = None
     try:
         captured = capture_function(fn, args, kwargs, name, tag=tag, entry=info.entry, drives=info.own_drives,
@@ -356,21 +358,25 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         log("graph_breaks").info("graph break in %s: %s", fn.__qualname__, reason)
         compile_child = functools.partial(compile, backend=backend, options=options, dynamic=shapes.mode,
                                           _children=children)
+        ctx = getattr(e, "ctx", None)
+        stopped = getattr(e, "stopped", None)       # the first pass serves as the second (no restart)
+        # The eager entry below is made of the first pass as it broke: copied before the reused pass changes.
+        # (GuardSet(guards) is the same set, rendered the same: nothing has asked it for later reads yet)
+        before = (GuardSet(ctx.guards), dict(ctx.namespace)) if stopped is not None else None
         try:
             part = capture_around_break(fn, args, kwargs, reason, name=name, tag=tag, limits=limits,
                                         compile_fn=compile_child, children=children,
-                                        keep_dead=returns_numpy_arrays(backend))
+                                        keep_dead=returns_numpy_arrays(backend), stopped=stopped)
         except (CannotResume, GraphBreak) as why:   # GraphBreak: the restart broke at another place
             reason.fallback = str(why) if isinstance(why, CannotResume) else \
                 f"restart broke at another place: {why.reason.message}"
-            ctx = getattr(e, "ctx", None)
-            guards = ctx.guards if ctx is not None else GuardSet()
-            entry = Entry(guards, [f"return ___eager({_forward(fn)})"], dict(ctx.namespace) if ctx else {}, tag)
+            guards, namespace = before or (ctx.guards if ctx is not None else GuardSet(), dict(ctx.namespace) if ctx else {})
+            entry = Entry(guards, [f"return ___eager({_forward(fn)})"], namespace, tag)
             if ctx is not None:
                 ctx.release()
-            return _recorded(CaptureRecord(fn, entry, None, reason, time.perf_counter() - start))
-        if getattr(e, "ctx", None) is not None:
-            e.ctx.release()
+            return _recorded(CaptureRecord(fn, entry, None, reason, time.perf_counter() - start, work=dict(work)))
+        if ctx is not None and ctx is not part.ctx:
+            ctx.release()
         ctx, body = part.ctx, part.body
     compiled = None
     if body.lines and body.lines[0].startswith("___o"):
@@ -385,7 +391,8 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     entry = Entry(ctx.guards, lines, namespace, tag)
     ctx.shape_env.freeze()    # the guards are final: a later decision on a symbol would go unguarded
     ctx.release()
-    record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start, shape_env=ctx.shape_env)
+    record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start, shape_env=ctx.shape_env,
+                           work=dict(work))
     log("graph_code").debug("graph of %s:\n%s", fn.__qualname__, body.graph)
     log("guards").debug("guards of %s:\n%s", fn.__qualname__, ctx.guards)
     return _recorded(record)

@@ -242,16 +242,22 @@ def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_
 
 def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reason: BreakReason, *,
                          name: str, tag: str, limits: dict, compile_fn: Callable[[types.FunctionType], Any],
-                         children: dict, keep_dead: bool = True) -> PartialCapture:
+                         children: dict, keep_dead: bool = True, stopped: Any = None) -> PartialCapture:
     """The capture up to the break and the entry that resumes after it; raises CannotResume saying why
-    this break cannot be stitched around."""
+    this break cannot be stitched around. `stopped`: the first pass's Captured when it already stands
+    before the breaking instruction with nothing of it applied (interpreter.capture_function), used as
+    the second pass would be."""
     check_resumable(fn, reason)
     info = resume_info(fn)
     if info.code is not None and info.code is not info.origin.__code__:
         raise CannotResume(f"{info.origin.__qualname__}.__code__ was replaced while this call ran: the rest of "
                            f"the call runs the code it started with, as plain Python")
-    second = capture_function(fn, args, kwargs, name, tag=tag, stop_at=reason.root_stop, entry=info.entry,
-                              drives=info.own_drives, **limits)
+    if stopped is not None:
+        second = stopped
+        second.frame.stop_at = reason.root_stop
+    else:
+        second = capture_function(fn, args, kwargs, name, tag=tag, stop_at=reason.root_stop, entry=info.entry,
+                                  drives=info.own_drives, **limits)
     if second.frame is None:
         raise CannotResume("the second capture pass did not reach the break point")
     ctx = second.ctx

@@ -125,6 +125,7 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
         return False
     state = _save(frame)
     where = frame.location()
+    ctx.fold_attempts += 1
     saved_stop, frame.stop_at = frame.stop_at, None
     ctx.folding.add(key)
     ctx.arm_depth += 1

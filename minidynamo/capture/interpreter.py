@@ -97,8 +97,10 @@ def _at_loop_start(frame: Frame, visit: int) -> None:
     if frame.ip in frame.drives and (frame.ip != frame.entry or visit > 1):
         raise _LoopBack()
     if visit > frame.ctx.unroll_limit:
-        raise unsupported(BreakCategory.LOOP, f"loop ran {frame.ctx.unroll_limit} iterations during capture; "
-                          "the rest is run by a loop driver calling a captured body")
+        e = unsupported(BreakCategory.LOOP, f"loop ran {frame.ctx.unroll_limit} iterations during capture; "
+                        "the rest is run by a loop driver calling a captured body")
+        e.before = frame      # raised before the header ran: nothing of that instruction is applied
+        raise e
 
 
 def _locate(reason: BreakReason, frame: Frame) -> None:
@@ -128,14 +130,24 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
                      inline_limit: int, max_steps: int, unroll_limit: int = 64,
                      stop_at: tuple[int, int] | None = None, entry: int = 0,
                      drives: tuple[int, ...] = (), dynamic: frozenset[str] = frozenset(),
-                     shapes: ShapePolicy = STATIC, auto_cond: bool = False) -> Captured:
+                     shapes: ShapePolicy = STATIC, auto_cond: bool = False, work: Any = None) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
-    A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again."""
+    A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again.
+    `work` (a Counter) adds up what this pass did: see report.CaptureRecord.work."""
     ctx = CaptureContext(name, tag)
     ctx.dynamic = set(dynamic)
     ctx.shape_policy = shapes
     ctx.auto_cond = auto_cond
     ctx.inline_limit, ctx.max_steps, ctx.unroll_limit, ctx.steps = inline_limit, max_steps, unroll_limit, 0
+    try:
+        return _run(ctx, fn, args, kwargs, stop_at, entry, drives)
+    finally:
+        if work is not None:
+            work.update({"passes": 1, "steps": ctx.steps, "fold attempts": ctx.fold_attempts})
+
+
+def _run(ctx: CaptureContext, fn: types.FunctionType, args: tuple, kwargs: dict, stop_at: tuple[int, int] | None,
+         entry: int, drives: tuple[int, ...]) -> Captured:
     sig = code_signature(fn)
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
@@ -163,6 +175,11 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
         return Captured(ctx, None, frame, loop_back=True)
     except GraphBreak as e:
         e.ctx = ctx
+        at = getattr(e, "before", None)
+        if at is not None and at.parent is None and e.reason.root_stop == (at.current, at.visits[at.current]):
+            # The root frame broke before running an instruction (a loop past the unroll limit): it stands
+            # exactly where a restart stopping at root_stop would stop, so partial.py needs no restart.
+            e.stopped = Captured(ctx, None, at)
         raise
     return Captured(ctx, result)
 

@@ -58,6 +58,7 @@ def fold_while(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) ->
     loop = find_loop(frame, jump)
     state = _save(frame)
     where = frame.location()
+    ctx.fold_attempts += 1
     saved_stop, frame.stop_at = frame.stop_at, None
     ctx.arm_depth += 1
     hoisted: list[Node] = []

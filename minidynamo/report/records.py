@@ -54,6 +54,10 @@ class CaptureRecord:
     recapture: Recapture = Recapture.FIRST
     cause: "CaptureRecord | None" = field(default=None, repr=False)   # the recompile (of an enclosing
                                 # piece, in the same call) that made this piece capture again, if any
+    # What it did, over all its passes: "passes" (symbolic runs of the code: a break restarts once unless
+    # the first pass stopped cleanly), "steps" (instructions executed, arms and loop bodies included),
+    # "fold attempts" (branches and while loops tried as cond / while_loop nodes)
+    work: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -131,14 +131,22 @@ def from_code(code: types.CodeType, conserve_depths: bool = False) -> bytecode.B
     return decoded
 
 
+_items: dict[types.CodeType, tuple[list, bytecode.Bytecode]] = {}
+
+
 def canonical_items(code: types.CodeType) -> tuple[list, bytecode.Bytecode]:
     """The bytecode items of `code` (exception depths as the code has them) with every instruction
-    canonical, in decode()'s order, and the Bytecode they came from (for its attributes)."""
-    decoded = from_code(code, conserve_depths=True)
-    items = []
-    for item in decoded:
-        items.extend(canonical(item, code) if isinstance(item, Instr) else [item])
-    return items, decoded
+    canonical, in decode()'s order, and the Bytecode they came from (for its attributes). Decoded once
+    per code object (a function broken in many places has a resume function per place); each caller
+    gets its own list, and callers replace items, never edit one (bytecode's to_code works on copies)."""
+    cached = _items.get(code)
+    if cached is None:
+        decoded = from_code(code, conserve_depths=True)
+        items = []
+        for item in decoded:
+            items.extend(canonical(item, code) if isinstance(item, Instr) else [item])
+        cached = _items[code] = (items, decoded)
+    return list(cached[0]), cached[1]
 
 
 _cache: dict[types.CodeType, Instructions] = {}

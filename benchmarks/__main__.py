@@ -8,10 +8,10 @@ import platform
 import sys
 import time
 
-from . import capture_scaling, overhead, past_limit, real_code, scripting_table, table1, torch_side
+from . import capture_scaling, capture_time, overhead, past_limit, real_code, scripting_table, table1, torch_side
 from .report import table, write
 
-PARTS = ("table1", "overhead", "capture", "torch", "past_limit", "scripting", "real_code")
+PARTS = ("table1", "overhead", "capture", "captime", "torch", "past_limit", "scripting", "real_code")
 
 
 def targets(results: dict, quick: bool) -> list[list[str]]:
@@ -43,6 +43,8 @@ def targets(results: dict, quick: bool) -> list[list[str]]:
         rows.append(["capture time grows linearly (log-log slope ≤ 1.15 from 100 ops)",
                      ", ".join(f"{k} {s:.2f}" for k, s in slopes.items()),
                      "pass" if all(s <= 1.15 for s in slopes.values()) else "FAIL"])
+    if "captime" in results:
+        rows += capture_time.targets(results["captime"]["results"], results["captime"]["npbench"])
     if "past_limit" in results:
         r = results["past_limit"]["all misses"]["ratio"]
         rows.append(["past the cache limit a call costs ≤ 1.2× eager (issue 9)", f"{r.median:.3f}× (median)",
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     results: dict = {}
     runners = {"table1": table1.main, "overhead": overhead.main, "capture": capture_scaling.main,
-               "torch": torch_side.main, "past_limit": past_limit.main,
+               "captime": capture_time.main, "torch": torch_side.main, "past_limit": past_limit.main,
                "scripting": scripting_table.main, "real_code": real_code.main}
     for part in parts:
         print(f"== {part} ==", file=sys.stderr, flush=True)
@@ -92,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = targets(results, args.quick)
     body = table(["target (issue 5)", "measured", "result"], rows)
     body += (f"\n\nTables: [table1](table1.md), [overhead](overhead.md), [capture scaling](capture_scaling.md), "
-             f"[TorchDynamo](torch.md), [tracing vs scripting](scripting.md), [real code](real_code.md). "
+             f"[capture time](capture_time.md), [TorchDynamo](torch.md), [tracing vs scripting](scripting.md), "
+             f"[real code](real_code.md). "
              f"Total wall time {time.perf_counter() - start:.0f} s.\n")
     write("summary", "Benchmark summary: targets", body, args.quick)
     print(body)

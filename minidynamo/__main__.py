@@ -117,6 +117,13 @@ def report(argv: list[str]) -> int:
     parser.add_argument("script", help="the Python script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     opts = parser.parse_args(_options_last(argv))
+    if opts.screenshot:      # before the script runs: what is missing, and how to install it
+        from .report.browser import BrowserUnavailable, find_tools
+        try:
+            find_tools()
+        except BrowserUnavailable as e:
+            print(f"minidynamo report: --screenshot needs headless Chromium: {e}", file=sys.stderr)
+            return 2
     status, saved_argv = 0, sys.argv
     sys.argv = [opts.script, *opts.args]
     try:

@@ -459,8 +459,13 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
             dynamic: bool | None = None, options: dict | None = None, _children: dict | None = None) -> Any:
     """Compile `fn` (or return a decorator): `@compile`, `@compile(backend="eager")`, `compile(fn)`.
     (`_children` is internal: where resume functions and broken callees are cached.)"""
-    if dynamic not in (None, True, False):
+    if dynamic is not None and type(dynamic) is not bool:     # (1 == True: `in (None, True, False)` lets 1 in)
         raise TypeError(f"compile(dynamic=...) must be None, True or False, got {dynamic!r}")
+    if type(fullgraph) is not bool:
+        raise TypeError(f"compile(fullgraph=...) must be True or False, got {fullgraph!r}")
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"compile(options=...) must be a dict of config option names to values (or None), got "
+                        f"{type(options).__name__} {options!r}")
     options = dict(options or {})
     _config.with_options(options)   # unknown option names or bad values raise TypeError naming them
     get_backend(backend)            # an unknown backend name raises ValueError listing the known ones

@@ -65,9 +65,15 @@ def with_options(options: dict) -> Config:
     return dataclasses.replace(_current, **options) if options else _current
 
 
+def patch(**changes: object) -> contextlib.AbstractContextManager[Config]:
+    """Temporarily change knobs: `with config.patch(suppress_errors=False): ...`. Unknown names and bad
+    values raise TypeError here, at the call (not when the `with` block is entered)."""
+    with_options(changes)
+    return _patched(changes)
+
+
 @contextlib.contextmanager
-def patch(**changes: object) -> Iterator[Config]:
-    """Temporarily change knobs: `with config.patch(suppress_errors=False): ...`."""
+def _patched(changes: dict) -> Iterator[Config]:
     global _current
     saved = _current
     try:

@@ -25,6 +25,8 @@ _BACKENDS: dict[str, Backend] = {}
 
 def register_backend(name: str, fn: Backend, *, replace: bool = False) -> Backend:
     """Register `fn` under `name`; a second registration of a name needs `replace=True`. Returns fn."""
+    if type(name) is not str or not name:
+        raise TypeError(f"register_backend(name, fn): name must be a non-empty str, got {name!r}")
     if not callable(fn):
         raise TypeError(f"backend {name!r} must be callable, got {type(fn).__name__}")
     if name in _BACKENDS and not replace and _BACKENDS[name] is not fn:
@@ -41,7 +43,8 @@ def get_backend(name_or_callable: str | Backend) -> Backend:
         backend = _BACKENDS[name_or_callable]
     except (KeyError, TypeError):
         known = ", ".join(repr(n) for n in list_backends())
-        raise ValueError(f"unknown backend {name_or_callable!r}; known backends: {known}") from None
+        raise ValueError(f"unknown backend {name_or_callable!r}; known backends: {known} (or pass a callable "
+                         f"(graph, example_inputs) -> callable)") from None
     require = getattr(backend, "__minidynamo_requires__", None)
     if require is not None:     # an engine that is not installed fails at compile(), naming the extra
         require()

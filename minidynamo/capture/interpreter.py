@@ -98,7 +98,8 @@ def _at_loop_start(frame: Frame, visit: int) -> None:
         raise _LoopBack()
     if visit > frame.ctx.unroll_limit:
         e = unsupported(BreakCategory.LOOP, f"loop ran {frame.ctx.unroll_limit} iterations during capture; "
-                        "the rest is run by a loop driver calling a captured body")
+                        "the rest is run by a loop driver calling a captured body (the knob: config option "
+                        "unroll_limit, e.g. compile(fn, options={'unroll_limit': 200}), unrolls longer loops)")
         e.before = frame      # raised before the header ran: nothing of that instruction is applied
         raise e
 

@@ -159,6 +159,9 @@ def _hook_suffix(op: str) -> str:
 
 def run(graph: Graph, inputs: Sequence[Any] | Mapping[str, Any]) -> tuple:
     """Evaluate `graph` on checked inputs and return the tuple of its outputs."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"run(graph, inputs): graph must be a Graph (from trace(), LazyRunner or script()), got "
+                        f"{type(graph).__name__} {graph!r}")
     return Interpreter(graph).run(inputs)
 
 

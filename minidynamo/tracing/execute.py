@@ -20,6 +20,8 @@ from .proxy import CONVERSIONS
 def check_guards(graph: Graph, inputs: Mapping[str, np.ndarray]) -> bool:
     """True when `graph` is valid for these inputs: same shapes and dtypes, and every guard recorded by
     `trace(..., mode="guard")` evaluates as it did while tracing. False means: trace again."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"check_guards(graph, inputs): graph must be a Graph (from trace()), got {type(graph).__name__}")
     if not _shapes_match(graph, inputs):
         return False   # shapes are baked in, so a new shape needs a new trace just like a failed guard
     return all(guard.check(inputs) for guard in graph.guards)

@@ -153,6 +153,8 @@ def trace(fn: Callable, input_shapes: dict, params: Any = None, mode: str = "err
 
     >>> g = trace(lambda x, p: np.tanh(x @ p["W"]), {"x": (4, 8)}, {"W": np.ones((8, 3))})  # doctest: +SKIP
     """
+    if not callable(fn):
+        raise TypeError(f"trace(fn, input_shapes): fn must be callable, got {type(fn).__name__} {fn!r}")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}, got mode={mode!r}")
     shapes = _check_shapes(input_shapes)

@@ -74,6 +74,23 @@ class Stats:
     calls: int = 0                      # calls of this piece (hits + misses)
     pieces: list["Stats"] = field(default_factory=list)   # in a sum: the function first, then each piece
 
+    def __str__(self) -> str:
+        """What print(stats(f)) shows: the counts, why each recompile happened, then one line per piece."""
+        def n(k: int, word: str) -> str:
+            return f"{k} {word}{'' if k == 1 else 's'}"
+
+        def counts(s: "Stats") -> str:
+            return ", ".join([n(s.calls, "call"), n(s.captures, "capture"), n(s.hits, "cache hit"),
+                              n(s.recompiles, "recompile")] + [n(s.new_paths, "new path")] * bool(s.new_paths)
+                             + [n(s.fallbacks, "fallback")] * bool(s.fallbacks))
+        lines = [f"{self.name or 'stats'}: {counts(self)}" + (f"; {self.mode.value}" if self.mode is not
+                                                                Mode.CAPTURE else "")]
+        lines += [f"  recompile {i}: {'; '.join(why)}" for i, why in enumerate(self.guard_failures, 1)]
+        lines += [f"  dynamic: {dim} ({why})" for dim, why in self.dynamic_dims.items()]
+        if len(self.pieces) > 1:
+            lines += ["  pieces:"] + [f"    {p.name}: {counts(p)}" for p in self.pieces]
+        return "\n".join(lines)
+
 
 def moved(name: str) -> str:
     """An expression that hands the value of local `name` to a call and unbinds the local, so the callee

@@ -366,3 +366,17 @@ def test_checks_on_part_of_a_stack_value_name_no_internals():
     assert f"`new`, the value of `members = points[assign == j]` (line {line}) are four distinct arrays" in text
     leaks = [t for t in _prose(text) if INTERNAL.search(t)]
     assert leaks == [], leaks
+
+
+def test_printed_stats_read_as_counts_causes_and_pieces():
+    w, X, y = make_regression()
+    fit = md.compile(fit_logistic)
+    fit(w, X, y, 0.05)
+    fit(w, X[:32], y[:32], 0.05)
+    lines = str(md.stats(fit)).splitlines()
+    assert lines[0].startswith("fit_logistic: 2 calls, 8 captures, ") and "1 recompile, 1 new path" in lines[0]
+    assert "  recompile 1: X.shape[0]: expected 64, got 32" in lines
+    loop = _line(fit_logistic, "while loss > tol:")
+    assert "  pieces:" in lines and "    fit_logistic: 2 calls, 2 captures, 0 cache hits, 1 recompile" in lines
+    assert any(t.startswith(f"    fit_logistic (resumed at line {loop}): ") for t in lines)
+    assert "Stats(" not in "\n".join(lines)

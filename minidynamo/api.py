@@ -30,7 +30,7 @@ from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .rng_state import restoring_rng
 from .guards import RELEASE_READS, Guard, GuardKind, GuardSet, failures
 from .report import CaptureRecord, ExplainOutput, log
-from .report.pieces import Recapture, readable_function
+from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch import raisers
 from .stitch.stitched import build_body, written_inputs
@@ -186,7 +186,10 @@ class CompiledState:
 
     def _new_branch_outcome(self, args: tuple, kwargs: dict) -> bool:
         """Whether the branch at the break went a way no capture saw (no entry's branch-outcome guards hold:
-        a resume function's `___stack<i>` is True or False) while some entry fails only those guards."""
+        a resume function's `___stack<i>` is True or False) while some entry fails only those guards. Only a
+        piece after a break has such paths: a function whose own branch goes another way recompiles."""
+        if not resume_info(self.fn).entry:
+            return False
         values, only_outcome = None, False
         for e in self.cache.entries:
             outcome = [g for g in e.guards if _is_outcome(g)]
@@ -565,8 +568,10 @@ def _piece_stats(state: CompiledState) -> Stats:
 
 
 def _is_outcome(g: Any) -> bool:
-    """A branch outcome passed to a resume function: `___stack<i>` is True / False."""
-    return type(g.expected) is bool and g.expr.startswith("___stack") and g.expr[8:].isdigit()
+    """A branch outcome: a resume function's `___stack<i>` is True / False, or a branch on unspecialized
+    numbers went one way (`(loss > tol)` is True: ScalarVar.as_bool; 3.14 tests a driven loop's
+    condition inside its body)."""
+    return is_branch_outcome(g)
 
 
 def reset() -> None:

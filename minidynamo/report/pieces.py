@@ -211,12 +211,20 @@ def _loop_statement(filename: str, line: int) -> tuple[int, str] | None:
     return None
 
 
+def is_branch_outcome(g: Guard) -> bool:
+    """Whether a guard pins which way a branch went: a resume function's `___stack<i>` is True / False (the
+    outcome passed at a break), or a condition on unspecialized numbers (`(loss > tol)` is True, described
+    "condition ..." by capture.variables.scalar)."""
+    return type(g.expected) is bool and (bool(_STACK.fullmatch(g.expr)) or g.description.startswith("condition "))
+
+
 def _went(piece: Piece) -> str:
     """"the branch at line 32 (`while loss > tol:`) went False" for a piece specialized on an outcome."""
     outcome = _bool_outcomes(piece.record)
-    if len(outcome) != 1:
-        return ""
-    return _stack_words("___stack0", {GuardKind.ID: outcome[0]}, piece, "") or ""
+    if len(outcome) == 1:
+        return _stack_words("___stack0", {GuardKind.ID: outcome[0]}, piece, "") or ""
+    conditions = [g for g in piece.record.entry.guards if is_branch_outcome(g) and not _STACK.fullmatch(g.expr)]
+    return "; ".join(f"the condition `{readable_expr(g.expr).strip('()')}` went {g.expected}" for g in conditions)
 
 
 def _bool_outcomes(r: Any) -> tuple:

@@ -27,6 +27,7 @@ class Causes:
     snapshots: int = 0              # entries run that copied written arrays before their graph
     rng_saves: int = 0              # entries run that saved a random state before their graph
     fresh_temps: int = 0            # large operator temporaries a graph allocates where eager reuses one
+    plain_loops: int = 0            # loop choices (stitch/loop_choice.py) that run their loops as plain Python
     notes: list[str] = field(default_factory=list)
 
     def text(self, extra_ns: float) -> str:
@@ -45,6 +46,8 @@ class Causes:
             parts.append(f"RNG state saved ×{self.rng_saves}")
         if self.fresh_temps:
             parts.append(f"{self.fresh_temps} temporaries not reused (extra allocations)")
+        if self.plain_loops:
+            parts.append(f"{self.plain_loops} loop nest(s) run as plain Python (faster than driven)")
         return "; ".join(parts + self.notes) or "—"
 
 
@@ -107,6 +110,7 @@ def measure(compiled: Any, call: Callable[[], Any]) -> Causes:
                 continue
             calls += ran
             text = "\n".join(e.body)
+            causes.plain_loops += sum(type(v).__name__ == "LoopChoice" and v.eager for v in e.namespace.values())
             causes.snapshots += ran * ("___snap" in text)
             causes.rng_saves += ran * ("_get_rng(" in text or ".bit_generator.state" in text)
             graph = graphs.get(id(e))

@@ -80,9 +80,9 @@ def measure(key: str, fn: Callable, fresh: Callable[[], tuple], rounds: int, bat
             warnings.simplefilter("ignore")
             for _ in range(3):                  # capture, recaptures, settle
                 compiled(*fresh())
-            args = fresh()
-            found = causes_mod.measure(compiled, lambda: compiled(*args))
             e, c = side_by_side(fn, compiled, fresh, rounds, batch_ns)
+            args = fresh()                      # after the timed calls: loop choices have settled
+            found = causes_mod.measure(compiled, lambda: compiled(*args))
     except (TimeLimit, Exception) as exc:      # a benchmark row, not a crash of the table
         return Row(key, math.nan, None, "", f"{type(exc).__name__}: {exc}"[:120])
     eager = statistics.median(e)

@@ -33,7 +33,8 @@ from .report import CaptureRecord, ExplainOutput, log
 from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch import raisers
-from .stitch.stitched import build_body, written_inputs
+from .stitch.snapshots import snapshot_lines
+from .stitch.stitched import build_body
 from .callables import Target, compiled_function, resolve
 from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
 from .signatures import code_signature
@@ -389,7 +390,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     if compiled is not None:
         namespace[body.graph_key] = compiled
         namespace["___at_user"] = raisers.at_user
-        lines[0:1] = _guarded_graph_call(ctx, body, lines[0], _forward(fn))
+        lines[0:1] = _guarded_graph_call(ctx, body, lines[0], _forward(fn), namespace)
         lines = restoring_rng(body.graph_key, lines, body.graph, ctx.inputs, namespace)
     entry = Entry(ctx.guards, lines, namespace, tag)
     ctx.shape_env.freeze()    # the guards are final: a later decision on a symbol would go unguarded
@@ -401,14 +402,15 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     return _recorded(record)
 
 
-def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[str]:
+def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str, namespace: dict) -> list[str]:
     """The graph call, and what happens if it raises (a singular matrix, an index out of range, an
     overflow). The graph runs before any Python side effect is written back, so re-running the original
     function reproduces the exception, its traceback, the handler that catches it and the side effects
-    exactly. A graph that wrote into arrays first gets those arrays restored from a snapshot before the
-    re-run, so each write happens once. Only a graph that writes, has no write-backs and no operation
-    inside a try/with region may skip that: its exception leaves the function just as eager's does, and its
-    partial writes are exactly what eager leaves behind."""
+    exactly. A graph that wrote into arrays first gets the parts its writes reach restored from a snapshot
+    before the re-run (stitch/snapshots.py), so each write happens once. A graph that writes, has no
+    operation inside a try/with region and no write-back the caller could see before one of its operations
+    (none, or only mutations made after its last one: `W -= lr * dW; history.append(loss)`) skips that: its
+    exception leaves the function just as eager's does, and its partial writes are what eager leaves."""
     # The graph reads its inputs from the locals the guard check bound (guards.RELEASE_READS), and those are
     # dropped on every way out of the call, before any of the function's own code runs.
     # The re-run happens after the except clause: inside it, the re-run's own exception would carry the
@@ -419,16 +421,13 @@ def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str) -> list[st
     if not body.mutates:
         return ["try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}", *rerun,
                 RELEASE_READS]
-    if not ctx.side_effects and not ctx.nodes_in_try:     # its exception leaves the function as is,
+    if ctx.side_effects.all_after(len(body.graph.nodes)) and not ctx.nodes_in_try:   # it leaves as is,
         # raised from where the program stands (stitch/raisers.py; the same object: its context stays)
         return ["try:", f"    {call}", "except BaseException as ___e:", "    raise ___at_user(___e)", "finally:",
                 f"    {RELEASE_READS}"]
-    arrays = [ctx.inputs[i][0].expr() for i in written_inputs(ctx)]
-    snapshot = f"___snap = ({''.join(a + '.copy(), ' for a in arrays)})"
-    # (a read-only array was not written: the graph raised at the first write into it)
-    restore = [f"    if {a}.flags.writeable: {a}[...] = ___snap[{i}]" for i, a in enumerate(arrays)]
+    snapshot, restore = snapshot_lines(ctx, namespace)
     return [snapshot, "try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}",
-            *restore, *rerun, RELEASE_READS]
+            *(f"    {line}" for line in restore), *rerun, RELEASE_READS]
 
 
 def _recorded(record: CaptureRecord) -> CaptureRecord:

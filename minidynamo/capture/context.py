@@ -76,7 +76,7 @@ class CaptureContext:
         self.guards = G.GuardSet()
         self.namespace: dict[str, Any] = {}
         self.inputs: list[tuple[Source, Node]] = []
-        self.side_effects = SideEffects()
+        self.side_effects = SideEffects(lambda: len(self.graph.nodes))
         self.mutating_nodes: list[Node] = []
         self.known = KnownValues()        # small arrays computed from constants only (known_values.py)
         # Nodes recorded while some frame of the capture was inside a try/with region: if one raises,
@@ -445,6 +445,7 @@ class CaptureContext:
         mutating = bool(opdef.mutates) or "out" in g_kwargs
         if mutating:
             self.mutating_nodes.append(node)
+            node.meta["writes"] = opdef.mutates     # argument positions written (stitch/snapshots.py)
         self.known.note(opdef, target, args, kwargs, node, spec, mutating)
         self.note_in_try(node)
         if spec is None:

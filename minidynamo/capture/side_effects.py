@@ -7,31 +7,48 @@ state of each object, which the entry writes back in the order the objects were 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 
 class SideEffects:
     """Ordered record of mutated objects and written globals."""
 
-    def __init__(self) -> None:
+    def __init__(self, position: Callable[[], int] = lambda: 0) -> None:
         self.objects: list[Any] = []                     # ListVar / DictVar / UserObjectVar, first mutation order
         self.globals: dict[tuple[str, str], Any] = {}    # (globals_key, name) -> Var, in first-write order
         self.cells: list[Any] = []      # CellBoxes of real cells written (nonlocal), first-write order
         self.version = 0        # bumped by every mutation, so a branch arm can prove it made none
+        # How many graph nodes were recorded before the first mutation the caller can see (an object read
+        # from a source, a global, a real cell): ops recorded later run after it in eager Python.
+        self.first_visible: int | None = None
+        self._position = position
+
+    def _visible(self) -> None:
+        if self.first_visible is None:
+            self.first_visible = self._position()
 
     def mutated(self, var: Any) -> None:
         self.version += 1
+        if getattr(var, "source", None) is not None:
+            self._visible()
         if not any(v is var for v in self.objects):
             self.objects.append(var)
 
     def store_global(self, globals_key: str, name: str, var: Any) -> None:
         self.version += 1
+        self._visible()
         self.globals[(globals_key, name)] = var
 
     def store_cell(self, box: Any) -> None:
         self.version += 1
+        self._visible()
         if not any(b is box for b in self.cells):
             self.cells.append(box)
+
+    def all_after(self, nodes: int) -> bool:
+        """Whether every mutation the caller can see came after the graph's `nodes` operations: then if one of
+        them raises, eager Python has made none of those mutations either."""
+        return self.first_visible is None or self.first_visible >= nodes
 
     def distinct_pairs(self, mutables: Any) -> list[tuple[Any, Any]]:
         """(a mutated object's source, the source of another wrapped mutable of its type), each pair once: not

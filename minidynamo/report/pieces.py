@@ -387,7 +387,10 @@ _FIXED = {
     "___r": "the result of the instruction at the break, run in plain Python",
     "___eager": "this code run as plain Python instead, if the graph raises (so the exception, its "
                 "traceback and side effects are exactly eager's)",
-    "___snap": "copies of the input arrays the graph writes into, restored if the graph raises",
+    "___snap": "copies of the parts of input arrays the graph writes into, restored if the graph raises",
+    "___take": "copies the part of an input array the graph writes (None where its index is out of range: the "
+               "graph raises there before writing)",
+    "___put": "writes a saved part back before the eager re-run, so each write happens once",
     "___LoopState": "the live locals handed back to the loop driver at the loop header",
     "___m": "the resume function's arguments, popped onto its call so the entry keeps no reference",
     "___k": "arrays of locals the rest of the function never reads, kept alive as long as eager keeps them",

@@ -19,7 +19,7 @@ from ..capture.variables.const import is_literal
 from ..capture.variables.containers import DictVar, ListVar, SequenceVar
 from ..capture.variables.functions import CellBox
 from ..capture.variables.objects import UserObjectVar
-from ..graph.ir import INPUT, ArraySpec, Graph, Node
+from ..graph.ir import INPUT, Graph, Node
 
 
 @dataclass
@@ -172,22 +172,3 @@ def entry_body(ctx: CaptureContext, em: Emitter, lines: list[str]) -> EntryBody:
     head = [f"___o = {graph_key}({args})"] if has_ops else []
     return EntryBody(head + em.prelude + lines, ctx.namespace, ctx.graph, graph_key,
                      bool(ctx.mutating_nodes), em.outputs)
-
-
-def written_inputs(ctx: CaptureContext) -> list[int]:
-    """Indices into ctx.inputs of the arrays the graph may write into: every input reachable backwards from
-    the arguments of a mutating node (views included). Over-approximate on purpose: a snapshot too many
-    costs a copy; one too few would make a retry after an exception wrong."""
-    position = {id(node): i for i, (_, node) in enumerate(ctx.inputs)}
-    seen: set[int] = set()
-    found: set[int] = set()
-    stack = [a for node in ctx.mutating_nodes for a in node.inputs()]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if id(node) in position and isinstance(node.spec, ArraySpec) and not node.spec.scalar:
-            found.add(position[id(node)])
-        stack.extend(node.inputs())
-    return sorted(found)

@@ -229,6 +229,31 @@ def test_no_snapshot_without_try_or_writebacks():
     assert "___snap" in str(md.explain(write_then_index)(np.ones(3), 0))
 
 
+def step_then_log(W, dW, a, history):
+    W -= 0.1 * dW                       # written in place, then an op that may raise, then the log
+    r = np.linalg.inv(a)
+    history.append(float(np.abs(dW).sum()))
+    return r
+
+
+def log_then_step(W, dW, a, history):
+    history.append(1)                   # the caller sees this before the op that raises: eager made it
+    W -= 0.1 * dW
+    return np.linalg.inv(a)
+
+
+@pytest.mark.parametrize("fn, snapshot", [(step_then_log, False), (log_then_step, True)])
+def test_snapshot_only_when_a_visible_mutation_precedes_an_op(fn, snapshot):
+    """A write-back the caller can see made only after every op of the graph: if an op raises, eager has not
+    made it either, so the exception leaves straight from the graph with the partial writes eager leaves (no
+    copy of W per call); one made before needs the snapshot and the eager re-run."""
+    W = np.arange(6.0).reshape(2, 3)
+    check(fn, W, np.ones((2, 3)), REGULAR, [0.5],
+          calls=[(W, np.ones((2, 3)), SINGULAR, []), (W * 2, np.ones((2, 3)), REGULAR, [2.0])])
+    entry = "\n".join(md.explain(fn)(W.copy(), np.ones((2, 3)), REGULAR, []).entry_code)
+    assert ("___snap" in entry) is snapshot
+
+
 # ---- the eager re-run after the graph raised leaves no trace of the graph's exception --------------------
 
 def inv_plus_one(A):

@@ -31,6 +31,7 @@ from typing import Any, Callable
 from . import pyversion, tracebacks
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.builtin_scope import can_rebuild
+from .capture.frame_readers import mentions
 from .capture.instructions import decode
 from .cache import call_moving
 from .capture.interpreter import capture_function
@@ -72,6 +73,9 @@ def check_resumable(fn: types.FunctionType, reason: BreakReason) -> None:
     """Raise CannotResume (saying why the frame runs eagerly) unless the break can be stitched around."""
     if reason.root_stop is None:
         raise CannotResume("the break happened before the function body started")
+    reads = reason.frame_reader or mentions(fn.__code__)   # (a resume function would show another frame)
+    if reads:
+        raise CannotResume(reads)
     if not can_rebuild(fn):
         raise CannotResume("the function's globals name other builtins than its own `__builtins__` (replaced "
                            "after it was made): a resume function could not resolve builtins as it does")

@@ -37,6 +37,7 @@ class BreakReason:
     stack: list[str] = field(default_factory=list)
     root_stop: tuple[int, int] | None = None   # (instruction index, visit) of the root frame at the break
     fallback: str = ""          # set when the frame could not be split at this break and runs eagerly
+    frame_reader: str = ""      # the break is a call reading the frame: the frame runs eagerly (why)
 
     def where(self) -> str:
         import os

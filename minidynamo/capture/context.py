@@ -136,8 +136,8 @@ class CaptureContext:
         """The capture is over: drop the references it kept to the caller's arrays (to keep their ids
         unique while it ran). A cache entry outlives its capture, and an array it kept alive would stay in
         memory and have one reference too many (`ndarray.resize` would refuse it where eager allows it)."""
-        self._alive.clear()
-        self._inputs_by_id.clear()
+        for held in (self._alive, self._inputs_by_id, self._inputs_by_expr, self._mutables):   # (Vars too)
+            held.clear()
         self.shape_env.on_guard = self.graph.on_call = None
 
 

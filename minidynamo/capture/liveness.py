@@ -28,15 +28,7 @@ def live_in(code: types.CodeType) -> tuple[frozenset[str], ...] | None:
     if any(ins.in_try) or code.co_cellvars or code.co_freevars:
         return None
     n = len(ins.instrs)
-    succ = [[] for _ in range(n)]
-    for i, instr in enumerate(ins.instrs):
-        if instr.name not in _NO_FALLTHROUGH and i + 1 < n:
-            succ[i].append(i + 1)
-        if i in ins.targets:
-            target = ins.targets[i]
-            succ[i].append(target)
-            if instr.name == "FOR_ITER":   # the exit lands past END_FOR (and POP_TOP): keep every landing
-                succ[i].extend(t for t in range(target, min(target + 3, n)))
+    succ = _successors(code)
     live = [frozenset()] * n
     changed = True
     while changed:
@@ -57,3 +49,36 @@ def live_in(code: types.CodeType) -> tuple[frozenset[str], ...] | None:
 def is_live(code: types.CodeType, index: int, name: str) -> bool:
     table = live_in(code)
     return table is None or index >= len(table) or name in table[index]
+
+
+
+@lru_cache(maxsize=256)
+def _successors(code: types.CodeType) -> tuple[tuple[int, ...], ...]:
+    ins = decode(code)
+    n = len(ins.instrs)
+    succ = []
+    for i, instr in enumerate(ins.instrs):
+        nxt = [i + 1] if instr.name not in _NO_FALLTHROUGH and i + 1 < n else []
+        if i in ins.targets:
+            nxt.append(ins.targets[i])
+            if instr.name == "FOR_ITER":   # the exit lands past END_FOR (and POP_TOP): keep every landing
+                nxt.extend(range(ins.targets[i], min(ins.targets[i] + 3, n)))
+        succ.append(tuple(nxt))
+    return tuple(succ)
+
+
+def rebound(code: types.CodeType, index: int, name: str) -> bool:
+    """Whether code from instruction `index` on may store into or delete local `name`: eager's frame holds
+    its old value until then, so a dead local of that name is still passed on (dropped there, not earlier
+    or later: `ndarray.resize` and sys.getrefcount count it)."""
+    instrs, succ = decode(code).instrs, _successors(code)
+    seen, todo = set(), [index]
+    while todo:
+        i = todo.pop()
+        if i in seen or i >= len(instrs):
+            continue
+        seen.add(i)
+        if instrs[i].name in ("STORE_FAST", "DELETE_FAST") and instrs[i].arg == name:
+            return True
+        todo.extend(succ[i])
+    return False

@@ -28,7 +28,7 @@ from ..capture.variables.array import ArrayMethodVar, ArrayVar
 from ..capture.variables.base import MethodVar, Var
 from ..capture.variables.functions import BoundMethodVar, UserFunctionVar
 from ..capture.variables.objects import UserObjectVar
-from ..capture.liveness import is_live
+from ..capture.liveness import is_live, rebound
 from ..errors import CannotResume
 from .resume import STACK_PREFIX
 from .stitched import Emitter, writeback_lines
@@ -156,10 +156,12 @@ class BreakParts:
 
 
 def _live_locals(frame: Frame, em: BreakEmitter, at: int) -> tuple[list[str], list[str]]:
-    """Locals the code from instruction `at` on may read, with their expressions. Stack arguments of a
-    resume function are read only by its prefix: they are dead, never passed on."""
-    values = {n: v for n, v in frame.locals.items() if not n.startswith(STACK_PREFIX) and is_live(frame.code, at, n)
-              and n not in frame.code.co_cellvars}
+    """Locals the code from instruction `at` on may read, or rebinds (liveness.rebound: the resume
+    function's slot then drops the old value where eager's frame does), with their expressions. Stack
+    arguments of a resume function are read only by its prefix: they are dead, never passed on."""
+    code = frame.code
+    values = {n: v for n, v in frame.locals.items() if not n.startswith(STACK_PREFIX)
+              and (is_live(code, at, n) or rebound(code, at, n)) and n not in code.co_cellvars}
     # Every cell variable is passed as the cell itself (made in the entry, or the one this frame was
     # passed): the resume function has no MAKE_CELL for it, so closures made before the break and the
     # code after it share each cell (resume.resume_code). An unbound one is passed as an empty cell.
@@ -185,8 +187,6 @@ def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[
     instr = frame.ins.instrs[frame.current]
     step = Plain(0, [], [], 0) if at_loop_header else execute(frame, instr, em)
     consumed, pushed, run_lines, offset = step.consumed, step.pushed, step.lines, step.offset
-    if raiser_for is not None and run_lines and in_try:
-        run_lines = _raise_in_place(frame, em, run_lines, raiser_for)
     kept = frame.stack[:len(frame.stack) - consumed]
     layout = [v is not None for v in kept] + [p is not None for p in pushed]
     stack_exprs = [em.value(v) for v in kept if v is not None] + [p for p in pushed if p is not None]
@@ -194,11 +194,16 @@ def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[
     kept_dead = _dead_arrays(frame, em, names) if keep_dead else []
     if kept_dead:        # eager's frame keeps them until it returns: as many references, as long
         writes = writes + [f"___k = ({''.join(e + ', ' for e in kept_dead)})"]
-    if not in_try:
-        release, run_lines = release_temps(ctx, em, temps, run_lines, stack_exprs + values + kept_dead)
-        writes = writes + release
-        if raiser_for is not None and run_lines:   # (the locals the continuation gets: release kept them)
-            run_lines = _raise_in_place(frame, em, run_lines, raiser_for, (names, values))
+    # The raiser's locals: inside a try region those before the instruction (its handlers may read any),
+    # else the ones the continuation gets. Both are kept by release_temps; so are the stack values below
+    # the instruction's operands (a handler's region keeps them; the operands are above its depth).
+    raiser_live = _live_locals(frame, em, frame.current) if in_try else (names, values)
+    later = stack_exprs + values + kept_dead + raiser_live[1]
+    release, run_lines = release_temps(ctx, em, temps, run_lines, later)
+    writes = writes + release + _drop_rebound(frame, run_lines + later)
+    if raiser_for is not None and run_lines:
+        run_lines = _raise_in_place(frame, em, run_lines, raiser_for, raiser_live,
+                                    len(frame.stack) - consumed if in_try else 0)
     return BreakParts(em, temps + writes + run_lines, frame.current + offset, layout, stack_exprs, names, values)
 
 
@@ -255,10 +260,7 @@ def hand_over(frame: Frame, parts: BreakParts, resume: str, wrap: str = "{}",
     the uncompiled resume function) when those drivers may be skipped for plain Python."""
     args = parts.local_exprs + parts.stack_exprs
     passed = set(parts.local_names)
-    code = frame.code
-    nparams = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) \
-        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
-    clear = [p for p in code.co_varnames[:nparams]
+    clear = [p for p in _parameters(frame.code)
              if p in passed or p.startswith(STACK_PREFIX) or not _still_bound(frame, p)]
     temps = {name.strip() for line in [*parts.em.prelude, *parts.lines] if (m := _ASSIGNED.match(line))
              for name in m[1].split(",") if _GENERATED_LOCAL.fullmatch(name.strip())}
@@ -272,6 +274,23 @@ def hand_over(frame: Frame, parts: BreakParts, resume: str, wrap: str = "{}",
                     f"return {tune}.end(___t, {wrap.format(resume + pops)})"]
 
 
+def _parameters(code: types.CodeType) -> tuple[str, ...]:
+    n = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) \
+        + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return code.co_varnames[:n]
+
+
+def _drop_rebound(frame: Frame, code_after: list[str]) -> list[str]:
+    """Unbind, before the breaking instruction runs, each parameter whose value nothing after reads and that
+    eager no longer holds: a local the function rebound or deleted during capture (eager dropped it at the
+    store), a resume function's stack argument already consumed (popped by eager). sys.getrefcount and
+    `ndarray.resize` in the instruction count those references."""
+    text = "\n".join(code_after)
+    dead = [p for p in _parameters(frame.code) if (p.startswith(STACK_PREFIX) or not _still_bound(frame, p))
+            and not re.search(rf"(?<![\w.'\"]){re.escape(p)}(?![\w'\"])", text)]
+    return [f"{' = '.join(dead)} = None"] if dead else []
+
+
 def _still_bound(frame: Frame, name: str) -> bool:
     """Whether local `name` still holds the argument the function was called with."""
     source = getattr(frame.locals.get(name), "source", None)
@@ -279,18 +298,19 @@ def _still_bound(frame: Frame, name: str) -> bool:
 
 
 def _raise_in_place(frame: Frame, em: BreakEmitter, lines: list[str], raiser_for: Callable[..., Any],
-                    live: tuple[list[str], list[str]] | None = None) -> list[str]:
+                    live: tuple[list[str], list[str]], below: int) -> list[str]:
     """Run `lines` (the breaking instruction); if they raise, hand the exception to a plain function cut
     from the user's code that rebuilds the stack and locals as they were before the instruction and raises
     it there: inside the original exception-table region, with the user's file, line and function name as
     its innermost traceback entry (tracebacks.below: what the instruction's own callees added, without
-    minidynamo's frames). Outside a try region (`live`: the locals handed on, kept alive) no handler sees
-    the stack, whose values are None. The raiser is built on the first exception (capture makes none).
-    Called outside the except clause, so no exception context leaks."""
+    minidynamo's frames). `live`: the locals to rebuild; the stack values from slot `below` on (the
+    instruction's operands; all of them outside a try region) no handler sees, and they are None (the
+    entry may have handed them to the instruction). The raiser is built on the first exception (capture
+    makes none). Called outside the except clause, so no exception context leaks."""
     layout = tuple(v is not None for v in frame.stack)
-    names, values = live or _live_locals(frame, em, frame.current)
+    names, values = live
     raiser = em.ctx.bind(functools.partial(raiser_for, layout, tuple(names)), "raiser")
-    stack = ["None" if live else em.value(v) for v in frame.stack if v is not None]
+    stack = ["None" if i >= below else em.value(v) for i, v in enumerate(frame.stack) if v is not None]
     args = "".join(v + ", " for v in [*values, *stack])
     em.ctx.namespace["___below"] = tracebacks.below
     return ["___exc = None", "try:", *("    " + line for line in lines), "except BaseException as ___e:",

@@ -10,6 +10,8 @@ same results or exceptions."""
 from __future__ import annotations
 
 import contextlib
+import functools
+import gc
 import io
 import sys
 from types import SimpleNamespace
@@ -121,7 +123,32 @@ def resize_without_refcheck(x):
     return b
 
 
+class Opaque(np.ndarray):
+    """An ndarray subclass: capture does not model it, so `x *= 1` on it is a break."""
+
+
+def rebound_by_an_inplace_break():
+    arr = np.arange(10).view(Opaque)       # NumPy's TestOut.test_out_wrap_no_leak, as a function
+    orig = sys.getrefcount(arr)
+    arr *= 1                                # a break; the rebinding store is the resume function's
+    return orig, sys.getrefcount(arr)       # was one more: the entry kept the old binding
+
+
+HELD: list = []
+_held_count = functools.partial(lambda: sys.getrefcount(HELD[0]))   # (calling a partial: a break)
+
+
+def argument_rebound_before_a_break(x):
+    HELD.append(x)                          # who else holds the argument: HELD only, once x is rebound
+    x = np.arange(3.0) * 2
+    print("step", _held_count())            # was one more: the entry kept the argument's old binding
+    HELD.clear()
+    return x
+
+
 CASES = [
+    (rebound_by_an_inplace_break, lambda: (), {}),
+    (argument_rebound_before_a_break, lambda: (np.arange(3.0),), {}),
     (attr_resized_before_break, lambda: (SimpleNamespace(buf=np.arange(3.0)), np.ones(2)), {}),
     (attr_resized_after_print, lambda: (SimpleNamespace(buf=np.arange(3.0)), np.ones(2)), {}),
     (attr_resized_after_append, lambda: (SimpleNamespace(buf=np.arange(3.0), log=[]), np.ones(2)), {}),
@@ -188,3 +215,30 @@ def test_capture_keeps_no_reference_to_its_inputs():
     with contextlib.redirect_stdout(io.StringIO()):
         md.compile(f)(obj, x)
     assert (sys.getrefcount(obj.buf), sys.getrefcount(x)) == before
+
+
+def counted_in_a_comprehension(objects):
+    return [sys.getrefcount(objects[j]) for j in range(len(objects))]
+
+
+def test_a_comprehension_counts_as_eager_and_the_capture_leaves_nothing_behind():
+    """3.12+: a comprehension is a try region (its variable is restored there): the breaking call's temp
+    (`objects[j]`) is moved into it there too (was one more on every call); and the capture's own values
+    go when it ends, not at the next garbage collection (reference cycles through a Var held them: two
+    more while the capturing call ran, and after it). With the collector off, so that only counts decide."""
+    objects = [object() for _ in range(3)]
+    expected = counted_in_a_comprehension(objects)
+    compiled = md.compile(counted_in_a_comprehension)
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    before = sys.getrefcount(objects[0])
+    try:
+        got = compiled(objects)
+        after = sys.getrefcount(objects[0])
+        assert (got, after) == (expected, before)
+    finally:
+        if enabled:
+            gc.enable()
+    for _ in range(2):
+        assert compiled(objects) == expected

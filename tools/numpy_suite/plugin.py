@@ -92,10 +92,6 @@ EXCLUDED = {
         "_compare_index_result compares sys.getrefcount(arr) before and after graph breaks; as for "
         "test_ufunc_no_reference_leak, the resume functions' arguments hold `arr` (3 references eagerly, 17 "
         "compiled); every other check of the test passes compiled",
-    "numpy/_core/tests/test_item_selection.py::TestTake::test_refcounting":
-        "counts references to the objects of an object array after `del a`; the code after the breaks at "
-        "sys.getrefcount runs in resume functions whose calling entries still hold `a` as an argument (fails "
-        "so on 3.11; passes compiled with HAS_REFCOUNT off)",
 }
 
 

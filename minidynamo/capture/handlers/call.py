@@ -8,6 +8,7 @@ from ... import pyversion
 from ...errors import CannotResume
 from ..breaks import BreakCategory
 from ..frame import Frame
+from ..frame_readers import reads_frame
 from ..variables.base import Var, unsupported
 from ..variables.containers import DictVar
 from . import Plain, handler, plain_form, result
@@ -31,10 +32,21 @@ def _plain_call(stack: list, argc: int, kw_names: tuple[str, ...], em) -> tuple[
     return argc + 2, f"{em.callee(fn)}({', '.join(args)})"
 
 
+def _refuse_frame_readers(fn: Var, nargs: int) -> None:
+    """A call that reads the running frame (eval, locals(), sys._getframe...): the whole frame runs as plain
+    Python (frame_readers.py; the reason's `frame_reader` makes the break unsplittable)."""
+    why = reads_frame(getattr(fn, "fn", getattr(fn, "value", None)), nargs)
+    if why is not None:
+        err = unsupported(BreakCategory.CALL, why)
+        err.reason.frame_reader = why
+        raise err
+
+
 def do_call(frame: Frame, argc: int, kw_names: tuple[str, ...]) -> None:
     values = frame.popn(argc)
     n_pos = argc - len(kw_names)
     fn, lead = _pop_callable(frame)
+    _refuse_frame_readers(fn, len(lead) + argc)
     kwargs = dict(zip(kw_names, values[n_pos:]))
     frame.push(fn.call(frame, lead + values[:n_pos], kwargs))
 
@@ -86,6 +98,7 @@ def call_function_ex(frame: Frame, inst: Instr) -> None:
     kwargs_var = frame.pop() if _has_kwargs_slot(inst) else None
     args = frame.pop().iterate(frame)
     fn, lead = _pop_callable(frame)
+    _refuse_frame_readers(fn, len(lead) + len(args) + (kwargs_var is not None))
     kwargs: dict[str, Var] = {}
     if kwargs_var is not None:
         if not isinstance(kwargs_var, DictVar):

@@ -37,7 +37,13 @@ class ScalarVar(Var):
                  roots: tuple["ScalarVar", ...] | None = None) -> None:
         self.node, self.value, self.source = node, value, source
         self._install_guard = install_guard
-        self.roots = (self,) if roots is None else roots
+        self._roots = roots
+
+    @property
+    def roots(self) -> tuple["ScalarVar", ...]:
+        # (not stored as `(self,)`: that cycle would keep the Var, and what its guard callback reaches, the
+        # caller's objects among them, alive past the capture until a garbage collection)
+        return (self,) if self._roots is None else self._roots
 
     @classmethod
     def runtime(cls, node: Node, example: Any, origin: str) -> "ScalarVar":

@@ -96,7 +96,9 @@ class SymRangeIteratorVar(ListIteratorVar):
 
     def __init__(self, rng: SymRangeVar, frame: "Frame") -> None:
         super().__init__([])
-        self.range, self.frame = rng, frame
+        # Only the capture's context, not the frame: the frame holds this iterator, and the cycle would keep
+        # every value in the frame (the caller's objects) alive past the capture, until a garbage collection.
+        self.range, self.frame = rng, _ContextOnly(frame.ctx)
 
     def describe(self) -> str:
         return f"an iterator at item {self.pos} of {self.range.describe()}"
@@ -142,3 +144,12 @@ class SymRangeIteratorVar(ListIteratorVar):
     def reconstruct(self, out: Any) -> str:
         step = self.range.step.as_constant()
         return f"iter(range({out.value(self.range.start)} + {self.pos * step}, {out.value(self.range.stop)}, {step}))"
+
+
+class _ContextOnly:
+    """What SymRangeIteratorVar needs of a frame (scalar_op reads `frame.ctx` only)."""
+
+    __slots__ = ("ctx",)
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx

@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SCRIPT = textwrap.dedent("""
     import sys, warnings
+    import numpy as np                               # before the pretence: NumPy reads the version too
     sys.version_info = (3, 16, 0, "final", 0)      # read once, by minidynamo.pyversion
     sys.modules["bytecode"] = None                   # `import bytecode` raises ImportError
-    import numpy as np
     import minidynamo as md
 
     def block(x, w):

@@ -12,8 +12,9 @@ Protocol, per entry call: `t = choice.begin()`, then `choice.end(t, plain(...))`
 `choice.end(t, driven(...))`. A token above 1 carries the start time (times are of whole continuations:
 this loop, the loops in it, and the rest of the function, the same work either way). The first call is
 never timed (it captures the bodies); then both ways are timed twice, alternately, and the faster by their
-best times is kept; the other way is re-timed after an interval that doubles while the choice holds and is
-longer the slower the other way was, so re-checking costs at most a few percent.
+best times is kept; the other way is re-timed after an interval that doubles while the choice holds, and
+that is at least 100 calls per unit of the other way's extra cost, so each re-check costs about 1% of the
+calls since the last.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ class LoopChoice:
         self.eager = eager
         self.decisions += 1
         loser, winner = max(driven, plain), max(1, min(driven, plain))
-        self.next_check = self.calls + 1 + int(self.interval * min(64.0, loser / winner))
+        wait = max(self.interval, int(100 * (loser / winner - 1)))
+        self.next_check = self.calls + 1 + min(self.MAX_INTERVAL, wait)
 
     def __repr__(self) -> str:
         way = "plain Python" if self.eager else "driven"

@@ -129,7 +129,8 @@ def test_the_plain_way_is_taken_when_it_is_faster(monkeypatch):
             next(clock)
         c.end(t, None)
     assert ways[:5] == [0, 0, 1, 0, 1] and c.eager
-    assert sum(ways[5:]) >= len(ways[5:]) - 2      # re-checks of the driven way are rare
+    assert c.next_check > 300                      # driven is several times slower: re-timed 100s of calls later
+    assert sum(ways[5:]) == len(ways[5:])
 
 
 def test_the_driven_way_stays_when_it_is_faster(monkeypatch):

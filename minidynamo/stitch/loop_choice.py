@@ -50,7 +50,10 @@ class LoopChoice:
         if not self.plan:
             other, current = int(not self.eager), int(self.eager)
             self.plan = [0, 1, 0, 1] if not self.decisions else [other, current]
-        way = self.plan.pop(0)
+        try:
+            way = self.plan.pop(0)
+        except IndexError:          # another thread took the last planned way meanwhile: untimed
+            return int(self.eager)
         return (_NS() << 1) | way
 
     def end(self, token: int, result: object) -> object:
@@ -64,6 +67,9 @@ class LoopChoice:
         return result
 
     def _decide(self) -> None:
+        if not (self.best[0] and self.best[1]):    # a timed call raised before end(): time its way again
+            self.plan = [0 if not self.best[0] else 1]
+            return
         driven, plain = min(self.best[0]), min(self.best[1])
         eager = plain * self.MARGIN < driven
         if self.decisions and eager == self.eager:

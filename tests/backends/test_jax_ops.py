@@ -113,7 +113,8 @@ def test_inplace_operators_write_into_the_input(name):
     assert rec.fully_lowered, rec.not_lowered()
     a2 = a.copy()
     out = md.compile(fn, backend="jax")(a2, b)
-    assert out[0] is a2 and np.array_equal(a2, expected[0])      # the input itself, written in place
+    assert out[0] is a2                                         # the input itself, written in place
+    assert_close(a2, expected[0], name)                         # (XLA's pow is within tolerance, not exact)
 
 
 X = floats(F64, (3, 4))

@@ -28,6 +28,7 @@ from ..graph.ir import INPUT, ArraySpec, Graph, Node, iter_nodes
 from ..graph.symbolic import bind_symbols, evaluate, hint_of
 from . import dask_lowering as DL
 from .aliasing import alias_refusals, is_view
+from .engine_rng import kept_global_rng, keeping_global_rng
 from .lowering import LoweringTable, NotLowerable, OpRule, lower_graph
 
 INSTALL_HINT = "backend='dask' needs dask[array,distributed]: pip install minidynamo[dask]"
@@ -40,12 +41,14 @@ class LoweringMismatch(RuntimeError):
 def require_dask() -> Any:
     """The dask.array module, or ImportError saying how to install it."""
     try:
-        import dask.array as da
+        with kept_global_rng():     # the engine's import leaves the program's random streams alone
+            import dask.array as da
     except ImportError as e:
         raise ImportError(INSTALL_HINT) from e
     return da
 
 
+@keeping_global_rng     # the engine's import and setup leave the program's random streams alone (engine_rng.py)
 def dask_backend(graph: Graph, example_inputs: Sequence[Any], config: Any = None) -> Callable[..., tuple]:
     """Backend "dask": lower `graph` to dask.array (see the module docstring for the two modes). `config` is
     the compiled function's Config (its compile(..., options=) applied; registry.call_backend)."""
@@ -116,8 +119,14 @@ def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Calla
     import dask
     _probe(graph, lowered, da, chunks_for)
     passed = {i: graph.inputs.index(o) for i, o in enumerate(graph.outputs) if isinstance(o, Node) and o.op == INPUT}
+    first = True
 
     def run(*inputs: Any) -> tuple:
+        nonlocal first
+        if first:       # the engine's first use (a scheduler starting) inside kept_global_rng
+            first = False
+            with kept_global_rng():
+                return run(*inputs)
         outs = list(_DaskRun(graph, lowered, chunk).run(inputs))
         for i, k in passed.items():     # an input returned as it is: the caller's own object, not a copy
             outs[i] = inputs[k]

@@ -18,6 +18,8 @@ from __future__ import annotations
 import importlib.util
 from typing import Any, Callable, Sequence
 
+from ..engine_rng import keeping_global_rng
+
 INSTALL_HINT = "backend='jax' needs JAX, which is not installed: pip install minidynamo[jax]"
 
 
@@ -27,6 +29,7 @@ def require_jax() -> None:
         raise ImportError(INSTALL_HINT)
 
 
+@keeping_global_rng     # importing jax draws from NumPy's global RandomState (engine_rng.py)
 def jax_backend(graph: Any, example_inputs: Sequence[Any]) -> Callable[..., tuple]:
     """Backend "jax": lower what can be lowered faithfully, run the rest on NumPy. A graph with symbolic
     sizes is specialized per concrete input signature (shapes.py): one lowering and one XLA compilation
@@ -37,6 +40,7 @@ def jax_backend(graph: Any, example_inputs: Sequence[Any]) -> Callable[..., tupl
     from .shapes import is_symbolic, specializing
     from .table import TABLE
 
+    @keeping_global_rng     # also when a later call's signature is compiled
     def build(g: Any) -> Callable[..., tuple]:
         return lower_graph(g, TABLE, compile_piece)
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable
 
+from ..engine_rng import kept_global_rng
+
 TRIALS = 3      # timed calls per variant after its first (tests set 0: always the first variant) ...
 TRIAL_SECONDS, MAX_TRIALS = 0.05, 15    # ... more, up to MAX_TRIALS, while the trials took less than this
 PERIOD = 64     # once settled, one call in PERIOD is a duel's (0: never) ...
@@ -84,7 +86,11 @@ class Choice:
 
     def _trial(self, inputs: tuple) -> Any:
         use = min(self.order, key=lambda v: len(self.times[v]))     # the first with the fewest calls
-        got, took = self._timed(use, inputs)
+        if self.times[use]:
+            got, took = self._timed(use, inputs)
+        else:
+            with kept_global_rng():         # its first call compiles: the engine's first use (engine_rng.py)
+                got, took = self._timed(use, inputs)
         self.times[use].append(took)
         done = min(len(t) for t in self.times.values()) - 1        # timed calls after each one's first
         if done >= TRIALS and (done >= MAX_TRIALS or sum(sum(t[1:]) for t in self.times.values()) >= TRIAL_SECONDS):

@@ -28,6 +28,7 @@ import jax
 
 from ...graph.ir import CONST, INPUT, ArraySpec, PyScalarSpec, map_nodes
 from ..aliasing import same_object_root
+from ..engine_rng import kept_global_rng
 from .choice import Choice, Magnitudes, Variant
 from .staging import THREAD_BYTES, Stager, large_inputs
 
@@ -333,7 +334,13 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
     written = [input_index[id(n)] for n in piece.written_inputs]     # in the order the trace returns them
     fallbacks, proved = [0], [0]    # calls that ran on NumPy / without finite checks (tests read both)
     stager = Stager(large_inputs(piece))
-    attempt = _attempt(piece, jitted, traced, written, unchecked, proved, stager)
+    engine = _attempt(piece, jitted, traced, written, unchecked, proved, stager)
+
+    def attempt(inputs: tuple) -> Any:     # the first call only: then `attempt` is `engine` itself
+        nonlocal attempt
+        attempt = engine
+        with kept_global_rng():             # the engine's first use (engine_rng.py)
+            return engine(inputs)
 
     def numpy_instead(inputs: tuple) -> tuple:
         fallbacks[0] += 1
@@ -359,6 +366,6 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
     run.fallbacks = fallbacks             # type: ignore[attr-defined]
     run.proved = proved                   # type: ignore[attr-defined]
     run.stager = stager                   # type: ignore[attr-defined]
-    run.choice = attempt if isinstance(attempt, Choice) else None     # type: ignore[attr-defined]
+    run.choice = engine if isinstance(engine, Choice) else None     # type: ignore[attr-defined]
     run.__minidynamo_source__ = getattr(fallback, "__minidynamo_source__", "")
     return run

@@ -23,6 +23,7 @@ class Config:
     max_instructions: int = 200_000     # symbolic steps per capture: a guard against runaway capture
     dask_chunk_bytes: int = 0           # backend="dask" chunks NumPy inputs to about this size (0: dask's own)
     auto_cond: bool = True              # a data-dependent if with pure arms becomes a cond node, not a break
+    fori_loops: bool = True             # a for-range loop whose body is graph code becomes a fori_loop node
     log_channels: frozenset[str] = frozenset(
         c.strip() for c in os.environ.get("MINIDYNAMO_LOGS", "").split(",") if c.strip())
 

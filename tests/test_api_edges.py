@@ -68,7 +68,7 @@ def test_fullgraph_loop_error_names_unroll_limit():
             x = x + i
         return x
     with pytest.raises(md.GraphBreakError, match="unroll_limit") as info:
-        md.compile(steps, fullgraph=True)(np.ones(3))
+        md.compile(steps, fullgraph=True, options={"fori_loops": False})(np.ones(3))     # (else a fori_loop)
     assert "loop ran 64 iterations" in str(info.value)
     out = md.compile(steps, fullgraph=True, options={"unroll_limit": 200})(np.ones(3))   # the knob works
     np.testing.assert_array_equal(out, steps(np.ones(3)))

@@ -26,10 +26,13 @@ def long_loop_then_print(x, n):
     return t + 1
 
 
-def works(fn, *args):
+def works(fn, *args, **options):
     with api.record_run() as records:
-        md.compile(fn)(*args)
+        md.compile(fn, options=options)(*args)
     return [r.work for r in records]
+
+
+DRIVEN = {"fori_loops": False}      # the loops past the unroll limit below are driven, not fori_loop nodes
 
 
 def test_the_newton_loop_is_one_pass_and_one_fold():
@@ -40,10 +43,17 @@ def test_the_newton_loop_is_one_pass_and_one_fold():
 
 
 def test_a_loop_past_the_unroll_limit_is_not_captured_twice():
-    check(long_loop, np.ones(3), calls=[(np.arange(3.0),)])
-    first, body, *_ = works(long_loop, np.ones(3))     # (then the code after the loop)
+    with md.config.patch(**DRIVEN):
+        check(long_loop, np.ones(3), calls=[(np.arange(3.0),)])
+    first, body, *_ = works(long_loop, np.ones(3), **DRIVEN)     # (then the code after the loop)
     assert first["passes"] == 1 and body["passes"] == 1
     assert first["steps"] < 10 * 64       # 64 unrolled iterations of a 9-instruction loop, once
+
+
+def test_a_folded_loop_is_one_pass_and_one_look_at_its_body():
+    check(long_loop, np.ones(3), calls=[(np.arange(3.0),)])
+    (work,) = works(long_loop, np.ones(3))      # one fori_loop node: no driver, no resume function
+    assert work["passes"] == 1 and work["fold attempts"] == 1 and work["steps"] < 40
 
 
 def test_a_break_inside_an_instruction_still_restarts():
@@ -58,8 +68,9 @@ def _explained(fn, *args) -> str:
 
 def test_skipping_the_restart_gives_what_the_restart_gives(monkeypatch):
     args = (np.ones(2), 70)
-    skipped = _explained(long_loop_then_print, *args)
-    inner = api.capture_around_break
-    monkeypatch.setattr(api, "capture_around_break", lambda *a, stopped=None, **kw: inner(*a, **kw))
-    restarted = _explained(long_loop_then_print, *args)
+    with md.config.patch(**DRIVEN):
+        skipped = _explained(long_loop_then_print, *args)
+        inner = api.capture_around_break
+        monkeypatch.setattr(api, "capture_around_break", lambda *a, stopped=None, **kw: inner(*a, **kw))
+        restarted = _explained(long_loop_then_print, *args)
     assert skipped == restarted and "loop ran 64 iterations" in skipped

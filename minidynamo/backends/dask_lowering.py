@@ -122,6 +122,8 @@ NOT_LOWERED: dict[str, str] = {
     **{name: "writes into an array through a boolean mask in place (runs on NumPy)"
        for name in REGISTRY if name.startswith("masked_")},
     "pad": "dask.array.pad supports only some of NumPy's modes",
+    "fori_loop": "a loop of many small NumPy steps, often writing into arrays in place: dask would build a task "
+                 "graph per iteration and rebuild the arrays it writes (runs on NumPy)",
     "copy": "np.copy of a dask array returns an ndarray (the method x.copy() lowers)",
     **{n: "writes into its left operand in place; a dask array is rebuilt instead" for n in INPLACE_NAMES},
     **numpy_surface_not_lowered(REGISTRY),     # NumPy's everyday surface (issue 9)

@@ -43,6 +43,9 @@ ARM_OPCODES = frozenset({
     "GET_ITER", "FOR_ITER", "END_FOR", "RETURN_VALUE", "RETURN_CONST", "NOT_TAKEN", "POP_ITER",
     "LOAD_FAST_BORROW",
 })
+# What the body of a for loop being folded (fori.py) may execute, branch arms in it too: writes into arrays
+# and lists made there as well (a write into anything else shows up as a SideEffects change).
+FORI_OPCODES = ARM_OPCODES | {"STORE_SUBSCR", "STORE_SLICE", "BUILD_LIST", "LIST_EXTEND", "DELETE_FAST"}
 # Symbolic steps one capture may spend inside arms and loop bodies being folded (nested folds multiply the
 # work; past the budget every branch keeps its break, so capture time stays bounded).
 ARM_STEP_BUDGET = 20_000
@@ -106,7 +109,7 @@ def fold_next_jump(frame: "Frame", value: Any) -> bool:
 def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -> bool:
     """Try to replace the conditional jump at instruction `jump` (its condition `pred` already popped) by a
     cond node; True when done (the frame then stands at the join, or has its result)."""
-    from . import interpreter, loops
+    from . import interpreter, loop_ends, loops
     ctx = frame.ctx
     spec = pred.spec
     key = (id(frame), jump)
@@ -123,6 +126,8 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
     join = join_point(frame.code, jump)
     if join is None:
         return False
+    if loop_ends.leaves_iteration(frame, join):     # a `break`/`continue` under it, in a loop body being folded
+        return loop_ends.fold_iteration_end(frame, pred, jump, jump_if_true)
     state = _save(frame)
     where = frame.location()
     ctx.fold_attempts += 1
@@ -136,7 +141,7 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
             start = frame.ins.targets[jump] if taken == jump_if_true else jump + 1
             arms[taken] = _run_arm(frame, state, start, join, hoisted)
         _merge(frame, pred, arms, join, hoisted, state, where)
-    except (NotFoldable, GraphBreak, interpreter._LoopBack, AtLoopTest) as e:
+    except (NotFoldable, GraphBreak, interpreter._LoopBack, AtLoopTest, loop_ends.AtIterationEnd) as e:
         # (AtLoopTest: an arm reached the test of the while loop being folded around it: a `break` or
         # `continue` in the arm; the loop then keeps its break)
         _restore(frame, state, hoisted)
@@ -192,9 +197,14 @@ def _truncate(graph: Graph, n: int, hoisted: list[Node]) -> list[Node]:
     return [node for node in cut if node.op != INPUT]
 
 
-def check_pure(ctx: Any, state: _State, version: int, mutations: int, nodes: list[Node]) -> None:
-    """Raise NotFoldable unless the code just run changed nothing outside the graph."""
+def check_pure(ctx: Any, state: _State, version: int, mutations: int, nodes: list[Node],
+               writes: bool = False) -> None:
+    """Raise NotFoldable unless the code just run changed nothing outside the graph (`writes`: but arrays,
+    as in the body of a for loop being folded)."""
     from ..graph import passes
+    if writes:
+        from .loop_ends import check_body
+        return check_body(ctx, state, version, nodes)
     if ctx.side_effects.version != version or len(ctx.mutating_nodes) != mutations:
         raise NotFoldable("the arm mutates state (a list, dict, attribute, global or array)")
     if any(var.pos != pos for var, pos in state.iterators.values()):
@@ -213,7 +223,7 @@ def _run_arm(frame: "Frame", state: _State, start: int, join: int, hoisted: list
     if (frame.result is None) != (join != EXIT):
         raise NotFoldable("the arm does not reach the join point")
     nodes = _truncate(ctx.graph, state.n_nodes, hoisted)
-    check_pure(ctx, state, version, mutations, nodes)
+    check_pure(ctx, state, version, mutations, nodes, writes=ctx.fori is not None and ctx.fori.depth > 0)
     return _Arm(list(frame.stack), dict(frame.locals), frame.result, nodes)
 
 

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from .. import guards as G
 from ..errors import GraphBreak
 from .builtin_scope import BuiltinScope
-from .branches import ARM_OPCODES, ARM_STEP_BUDGET
+from .branches import ARM_OPCODES, ARM_STEP_BUDGET, FORI_OPCODES
 from .breaks import BreakCategory, BreakReason
 from .dynamic_shapes import STATIC, ShapePolicy
 from .context import CaptureContext
+from .fori import ForiState
+from .loop_ends import AtIterationEnd
 from .frame import Frame
 from .handlers import HANDLERS, UNSUPPORTED
 from .sources import LocalSource, stack_labels
@@ -59,6 +61,8 @@ def run_until(frame: Frame, until: int | None) -> Var | None:
     outer, ctx.active_frame = ctx.active_frame, frame
     try:
         while frame.result is None and frame.ip != until:
+            if frame.fori and len(frame.stack) <= frame.fori[-1].floor:
+                raise AtIterationEnd(frame.fori[-1], True)      # a `break` popped the iterator (loop_ends.py)
             visits = frame.visits          # (a folded branch puts back a saved dict)
             frame.current = frame.ip
             instr = instrs[frame.ip]
@@ -73,7 +77,8 @@ def run_until(frame: Frame, until: int | None) -> Var | None:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"capture exceeded {limit} symbolic steps")
             if ctx.arm_depth:
                 ctx.arm_steps += 1
-                if instr.name not in ARM_OPCODES or not frame.foldable_at(frame.current):
+                allowed = FORI_OPCODES if ctx.fori is not None and ctx.fori.depth else ARM_OPCODES
+                if instr.name not in allowed or not frame.foldable_at(frame.current):
                     raise unsupported(BreakCategory.SIDE_EFFECT,
                                       f"{instr.name} inside a branch arm (only pure graph code outside try folds)")
                 if ctx.arm_steps > ARM_STEP_BUDGET:
@@ -93,7 +98,10 @@ def run_until(frame: Frame, until: int | None) -> Var | None:
 
 def _at_loop_start(frame: Frame, visit: int) -> None:
     """A driven frame hands back to a driver when it comes round to one of the driven loops' headers; any
-    loop that has run `unroll_limit` iterations is handed to a driver in plain Python."""
+    loop that has run `unroll_limit` iterations is handed to a driver in plain Python. Back at the header
+    of a loop whose body is being folded, the iteration is over (loop_ends.py)."""
+    if frame.fori and frame.ip == frame.fori[-1].header:
+        raise AtIterationEnd(frame.fori[-1], False)
     if frame.ip in frame.drives and (frame.ip != frame.entry or visit > 1):
         raise _LoopBack()
     if visit > frame.ctx.unroll_limit:
@@ -131,7 +139,8 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
                      inline_limit: int, max_steps: int, unroll_limit: int = 64,
                      stop_at: tuple[int, int] | None = None, entry: int = 0,
                      drives: tuple[int, ...] = (), dynamic: frozenset[str] = frozenset(),
-                     shapes: ShapePolicy = STATIC, auto_cond: bool = False, work: Any = None) -> Captured:
+                     shapes: ShapePolicy = STATIC, auto_cond: bool = False, fori_loops: bool = False,
+                     work: Any = None) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again.
     `work` (a Counter) adds up what this pass did: see report.CaptureRecord.work."""
@@ -139,6 +148,7 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
     ctx.dynamic = set(dynamic)
     ctx.shape_policy = shapes
     ctx.auto_cond = auto_cond
+    ctx.fori = ForiState() if fori_loops else None
     ctx.inline_limit, ctx.max_steps, ctx.unroll_limit, ctx.steps = inline_limit, max_steps, unroll_limit, 0
     try:
         return _run(ctx, fn, args, kwargs, stop_at, entry, drives)

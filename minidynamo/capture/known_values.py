@@ -69,6 +69,15 @@ class KnownValues:
             # from itself (`z = 0.5 * (z + g / z)` unrolled) would otherwise double its list per step.
             self._values[node] = (value, list({id(v): v for v in leaves}.values()))
 
+    def forget(self) -> dict:
+        """Forget every known value (a loop body may write them); returns what restore() puts back."""
+        saved = dict(self._values)
+        self._values.clear()
+        return saved
+
+    def restore(self, saved: dict) -> None:
+        self._values.update(saved)
+
     def has(self, var: ArrayVar) -> bool:
         """Whether `var`'s value is known (installs no guard)."""
         return var.node in self._values

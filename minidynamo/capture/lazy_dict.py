@@ -101,6 +101,7 @@ class LazyDictVar(DictVar):
 
     def setitem(self, frame, key, value):
         k = self._key(key)
+        frame.ctx.side_effects.mutated(self)        # first: a refused write changes nothing
         if not self._existing(k):
             self._structural = True
             return super().setitem(frame, key, value)

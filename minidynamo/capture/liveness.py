@@ -22,13 +22,16 @@ _NO_FALLTHROUGH = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "
 
 
 @lru_cache(maxsize=256)
-def live_in(code: types.CodeType) -> tuple[frozenset[str], ...] | None:
-    """live_in(code)[i]: locals that may be read at or after instruction i; None when not analysable."""
+def live_in(code: types.CodeType, exceptions: bool = False) -> tuple[frozenset[str], ...] | None:
+    """live_in(code)[i]: locals that may be read at or after instruction i; None when not analysable.
+    `exceptions`: analyse code with try/with regions too (an instruction inside one may go on at its
+    handler) and with cells (fast locals only: a cell is never a STORE_FAST/LOAD_FAST name), for a loop
+    being folded (capture/fori.py), which needs the fast locals read after it."""
     ins = decode(code)
-    if any(ins.in_try) or code.co_cellvars or code.co_freevars:
+    if not exceptions and (any(ins.in_try) or code.co_cellvars or code.co_freevars):
         return None
     n = len(ins.instrs)
-    succ = _successors(code)
+    succ = _successors(code, exceptions)
     live = [frozenset()] * n
     changed = True
     while changed:
@@ -51,14 +54,16 @@ def is_live(code: types.CodeType, index: int, name: str) -> bool:
     return table is None or index >= len(table) or name in table[index]
 
 
-
 @lru_cache(maxsize=256)
-def _successors(code: types.CodeType) -> tuple[tuple[int, ...], ...]:
+def _successors(code: types.CodeType, exceptions: bool = False) -> tuple[tuple[int, ...], ...]:
+    """Each instruction's successors; `exceptions` adds the edge to its handler inside a try/with region."""
     ins = decode(code)
     n = len(ins.instrs)
     succ = []
     for i, instr in enumerate(ins.instrs):
         nxt = [i + 1] if instr.name not in _NO_FALLTHROUGH and i + 1 < n else []
+        if exceptions and ins.in_try[i] and ins.handler[i] is not None:
+            nxt.append(ins.handler[i])
         if i in ins.targets:
             nxt.append(ins.targets[i])
             if instr.name == "FOR_ITER":   # the exit lands past END_FOR (and POP_TOP): keep every landing

@@ -38,9 +38,10 @@ def loop_of(frame: "Frame", jump: int) -> Loop | None:
     return find_loop(frame, jump)
 
 
-def _carried_names(frame: "Frame", start: int, end: int, exit_: int) -> list[str]:
-    """Locals the body writes that are read again: at the loop start (next iteration) or after the loop."""
-    live = live_in(frame.code)
+def _carried_names(frame: "Frame", start: int, end: int, exit_: int, exceptions: bool = False) -> list[str]:
+    """Locals the body writes that are read again: at the loop start (next iteration) or after the loop
+    (`exceptions`: in code with try/with regions or cells too, liveness.live_in)."""
+    live = live_in(frame.code, exceptions)
     if live is None:
         raise NotFoldable("the function's locals cannot be analysed (try/with or closures)")
     stored = [frame.ins.instrs[i].arg for i in range(start, end + 1) if frame.ins.instrs[i].name in _STORES]
@@ -50,7 +51,7 @@ def _carried_names(frame: "Frame", start: int, end: int, exit_: int) -> list[str
 def fold_while(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -> bool:
     """Replace the loop tested at the conditional jump `jump` by a while_loop node; True when done (the
     frame then stands at the loop's exit with the final carried values in its locals)."""
-    from . import interpreter
+    from . import interpreter, loop_ends
     ctx = frame.ctx
     if not ctx.auto_cond or not isinstance(pred.spec, ArraySpec) or pred.spec.shape != () \
             or frame.ins.in_try[jump]:
@@ -70,7 +71,7 @@ def fold_while(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) ->
         names = _carried_names(frame, loop.start, loop.end, loop.exit)
         _fold(frame, loop, entry, names, hoisted, placeholders, where)
         frame.ip = loop.exit
-    except (NotFoldable, GraphBreak, interpreter._LoopBack) as e:
+    except (NotFoldable, GraphBreak, interpreter._LoopBack, loop_ends.AtIterationEnd) as e:
         _drop(frame, placeholders)
         _restore(frame, state, hoisted)
         ctx.folded_log.append(f"line {where[1]}: while not folded: {e}")
@@ -112,7 +113,7 @@ def _placeholder(frame: "Frame", spec: Any, i: int) -> Node:
     return p
 
 
-def _body_var(p: Node, initial: Node) -> Any:
+def _body_var(p: Node, initial: Node, loop: str = "while") -> Any:
     """The Var the body sees for a carried value: an array, or a number known only at run time."""
     if not isinstance(p.spec, PyScalarSpec):
         return ArrayVar(p)
@@ -120,7 +121,7 @@ def _body_var(p: Node, initial: Node) -> Any:
     if type(example) is not p.spec.type:
         raise NotFoldable(f"no example value of the loop's {p.spec}")
     p.meta["value"] = example
-    return ScalarVar.runtime(p, example, "a value carried through a folded `while` loop")
+    return ScalarVar.runtime(p, example, f"a value carried through a folded `{loop}` loop")
 
 
 def _fold(frame: "Frame", loop: Loop, entry: Node, names: list[str], hoisted: list[Node],

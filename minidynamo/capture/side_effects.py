@@ -23,11 +23,20 @@ class SideEffects:
         self.first_visible: int | None = None
         self._position = position
 
+        # Called before any mutation is recorded (it raises while a loop body is folded: a failed fold goes
+        # on capturing in the same pass, so nothing it ran may have changed a container)
+        self.refuse: Any = None
+
     def _visible(self) -> None:
         if self.first_visible is None:
             self.first_visible = self._position()
 
+    def _check(self) -> None:
+        if self.refuse is not None:
+            self.refuse()
+
     def mutated(self, var: Any) -> None:
+        self._check()
         self.version += 1
         if getattr(var, "source", None) is not None:
             self._visible()
@@ -35,11 +44,13 @@ class SideEffects:
             self.objects.append(var)
 
     def store_global(self, globals_key: str, name: str, var: Any) -> None:
+        self._check()
         self.version += 1
         self._visible()
         self.globals[(globals_key, name)] = var
 
     def store_cell(self, box: Any) -> None:
+        self._check()
         self.version += 1
         self._visible()
         if not any(b is box for b in self.cells):

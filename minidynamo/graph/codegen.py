@@ -1,4 +1,5 @@
-"""Graph -> Python source of one function (straight-line, plus a real `if`/`while` per cond / while_loop node), exec'd under a linecache-registered filename.
+"""Graph -> Python source of one function (straight-line, plus a real `if`/`while`/`for` per cond / while_loop /
+fori_loop node), exec'd under a linecache-registered filename.
 
 Imports graph.ir only. `generate(graph)` returns the source and the globals it needs; `compile_graph(graph)`
 execs it and returns the function. The function calls the very callables the nodes hold, in node order,
@@ -102,6 +103,9 @@ class _Emitter:
                 if node.op == control.WHILE_LOOP:    # the loop's carried variables, reassigned each iteration
                     self.carried[node] = [self.locals.fresh(f"{self.names[node]}_c{i}")
                                           for i in range(len(node.args))]
+                elif node.op == control.FORI_LOOP:   # the index, then the carried variables
+                    self.carried[node] = [self.locals.fresh(f"{self.names[node]}_i")] + \
+                        [self.locals.fresh(f"{self.names[node]}_c{i}") for i in range(node.target.n_carried)]
                 for _, sub in control.subgraphs(node):
                     self._name_calls(sub)
 
@@ -282,6 +286,8 @@ class _Emitter:
                 arm = self.block(sub) + [f"{name} = {self.tuple_text(sub.outputs)}"]
                 lines += (["else:"] if label == "false" else []) + [f"    {line}" for line in arm]
             return lines
+        if node.op == control.FORI_LOOP:
+            return self.fori_statements(node)
         carried = self.carried[node]
         for sub in (target.cond_graph, target.body_graph):
             for inp, var in zip(sub.inputs, carried):
@@ -291,6 +297,23 @@ class _Emitter:
         loop = self.block(target.cond_graph) + [f"if not {test}:", "    break"]
         loop += self.block(target.body_graph) + assign(target.body_graph.outputs)
         return assign(list(node.args)) + ["while True:"] + [f"    {line}" for line in loop] + \
+            [f"{name} = ({''.join(c + ', ' for c in carried)})"]
+
+    def fori_statements(self, node: Node) -> list[str]:
+        """A real `for index in range(start, stop, step):` over the body's code: no call per iteration."""
+        name, target = self.names[node], node.target
+        index, carried = self.carried[node][0], self.carried[node][1:]
+        n = target.n_carried
+        body = target.body_graph
+        for inp, text in zip(body.inputs, [index, *carried, *(self.expr(v) for v in node.args[3 + n:])]):
+            self.names[inp] = text
+        assign = (lambda values: [f"{', '.join(carried)}, = {self.tuple_text(values)}"] if carried else [])
+        loop = self.block(body) + assign(body.outputs[:n])
+        if target.breaks:
+            loop += [f"if {self.expr(body.outputs[n])}:", "    break"]
+        bounds = ", ".join(self.expr(v) for v in node.args[:3])
+        head = f"for {index} in {self.bind(range, 'range')}({bounds}):"
+        return assign(list(node.args[3:3 + n])) + [head] + [f"    {line}" for line in loop or ["pass"]] + \
             [f"{name} = ({''.join(c + ', ' for c in carried)})"]
 
     def render(self) -> tuple[str, str]:

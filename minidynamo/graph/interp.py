@@ -112,6 +112,18 @@ class Interpreter:
             carried = self.run_subgraph(target.body_graph, carried)
         return carried
 
+    def op_fori_loop(self, node: Node, args: tuple, kwargs: dict) -> tuple:
+        """`fori_loop(start, stop, step, *carried, *invariants)`: the body once per index of the range, until
+        an iteration's `stop` output is true (graph/control.py)."""
+        target, n = node.target, node.target.n_carried
+        carried, invariants = tuple(args[3:3 + n]), tuple(args[3 + n:])
+        for i in range(*args[:3]):
+            out = self.run_subgraph(target.body_graph, (i, *carried, *invariants))
+            carried = out[:n]
+            if target.breaks and out[n]:
+                break
+        return carried
+
     def run_subgraph(self, graph: Graph, values: tuple) -> tuple:
         """Run a subgraph with a shallow copy of this interpreter, so a subclass's hooks (and its state,
         such as a list of calls) apply inside arms and loop bodies too."""

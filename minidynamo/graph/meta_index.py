@@ -164,9 +164,11 @@ def slice_length(size: Any, s: slice) -> Any:
 
     start = adjust(s.start, upper if step < 0 else lower)
     stop = adjust(s.stop, lower if step < 0 else upper)
+    # (an empty slice's length is the same formula, 0: deciding `<=` rather than `<` keeps one answer for
+    # `x[:i]` over every i >= 0, the index of a folded loop included)
     if step < 0:
-        return (start - stop - 1) // (-step) + 1 if stop < start else 0
-    return (stop - start - 1) // step + 1 if start < stop else 0
+        return (start - stop - 1) // (-step) + 1 if stop <= start else 0
+    return (stop - start - 1) // step + 1 if start <= stop else 0
 
 
 def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tuple[tuple[int, ...], bool]:

@@ -82,7 +82,7 @@ FRESH_OPERATORS = frozenset({
 })
 
 
-def _returns_fresh(target: Any) -> bool:
+def returns_fresh(target: Any) -> bool:
     """True when the result never aliases an argument (a ufunc or an arithmetic operator)."""
     return isinstance(target, np.ufunc) or _is_in(target, FRESH_OPERATORS)
 
@@ -108,7 +108,7 @@ def _escaping(graph: Graph) -> tuple[set[int], set[int]]:
             if id(node) in marked:
                 continue
             marked.add(id(node))
-            if node.is_call and not _returns_fresh(node.target):
+            if node.is_call and not returns_fresh(node.target):
                 stack.extend(node.inputs())
         return marked
 

@@ -15,6 +15,12 @@ no decision on a symbol without a guard.
     ('8*s0', 40, False, [])
     >>> s0 == 5, env.relations
     (True, ['s0 == 5'])
+
+A *loop index* (`create_index`) is an atom with no source: the index of a loop folded into a fori_loop node,
+which takes every value from its first to its last (`i0` in [1, s0 - 1]). No guard can name it, so a
+decision on it is taken only when it holds for the whole range: the relation is affine in the index, so it
+holds everywhere when it holds at both ends (each end decided as usual, guarded on the outer symbols).
+Otherwise `on_varying` is called (capture makes it a graph break: the loop is not folded).
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ class Atom:
     hi: float = _INF
     description: str = ""
     parts: tuple = ()           # an opaque term's (a, b, op), to evaluate it for other inputs
+    ends: tuple | None = None   # a loop index's (first, last) values; an opaque term over one has ()
 
 
 class Sym:
@@ -68,6 +75,8 @@ class Sym:
 
     def python(self) -> str:
         """This expression in Python over the sources of its symbols (`x.shape[0] * 8`)."""
+        if self.env.varies(self):
+            raise SymbolicDecisionError(f"`{self}` depends on a loop index: no Python expression computes it")
         return _render(self.poly, lambda a: self.env.atoms[a].python, " * ")
 
     def __str__(self) -> str:
@@ -187,7 +196,9 @@ class ShapeEnv:
         self.symbols: list[SymbolInfo] = []
         self.relations: list[str] = []
         self.on_guard = on_guard
+        self.on_varying: Callable[[str], None] | None = None   # a decision that differs across a loop's range
         self.frozen = False
+        self.indices = 0
 
     def create_symbol(self, hint: int, source: str, description: str = "", lo: float = 2,
                       reason: str = "", guard_lo: bool = True) -> Sym:
@@ -199,6 +210,33 @@ class ShapeEnv:
         if lo != -_INF and guard_lo:    # the range every later decision relies on is itself a guard
             self._guard(f"{name} >= {lo}", f"{source} >= {lo}")
         return Sym(self, {(name,): 1})
+
+    def create_index(self, lo: Any, hi: Any, hint: int) -> "Sym":
+        """The index of a folded loop, from `lo` to `hi` (ints or Syms of outer atoms), `hint` its first value.
+        Decisions on it must hold for every value in between (see the module docstring)."""
+        name = f"i{self.indices}"
+        self.indices += 1
+        self.atoms[name] = Atom(name, None, int(hint), _bounds(lo)[0], _bounds(hi)[1], "the index of a folded loop",
+                                ends=(lo, hi))
+        return Sym(self, {(name,): 1})
+
+    def varies(self, value: Any) -> bool:
+        """Whether `value` depends on a loop index (an index, or an opaque term over one)."""
+        return isinstance(value, Sym) and any(self.atoms[a].ends is not None for m in value.poly for a in m)
+
+    def narrow(self, index: "Sym", lo: Any, hi: Any) -> tuple:
+        """Give a loop index other ends (an inner loop runs only where its range is not empty); returns
+        what restores them (`restore_ends`)."""
+        atom = self.atoms[next(iter(index.poly))[0]]
+        saved = (atom, atom.ends, atom.lo, atom.hi)
+        atom.ends = (lo, hi)
+        atom.lo = max(atom.lo, _bounds(lo)[0])
+        atom.hi = min(atom.hi, _bounds(hi)[1])
+        return saved
+
+    @staticmethod
+    def restore_ends(saved: tuple) -> None:
+        atom, atom.ends, atom.lo, atom.hi = saved
 
     def make(self, poly: dict[tuple[str, ...], int]) -> Any:
         """A Sym, or a plain int when the polynomial is constant."""
@@ -234,7 +272,14 @@ class ShapeEnv:
         text = f"({_text(sa)}{op}{_text(sb)})"
         if text not in self.atoms:
             lo, hi = _division_range(sa, sb, op)
-            self.atoms[text] = Atom(text, f"({_python(sa)} {op} {_python(sb)})", hint, lo, hi, parts=(sa, sb, op))
+            if self.varies(sa) or self.varies(sb):     # over a loop index: no source of its own
+                # `a % b` by a positive b lies in [0, b - 1]: decided at those ends like an index; others never
+                ends = (0, sb - 1) if op == "%" and not self.varies(sb) and _bounds(sb)[0] > 0 else ()
+                self.atoms[text] = Atom(text, None, hint, max(lo, 0) if ends else lo, hi, parts=(sa, sb, op),
+                                        ends=ends)
+            else:
+                self.atoms[text] = Atom(text, f"({_python(sa)} {op} {_python(sb)})", hint, lo, hi,
+                                        parts=(sa, sb, op))
         return Sym(self, {(text,): 1})
 
     def decide(self, lhs: Any, op: str, rhs: Any) -> bool:
@@ -247,11 +292,40 @@ class ShapeEnv:
         static = _static(op, lo, hi)
         if static is not None:
             return static
+        if self.varies(diff):
+            return self._decide_over_range(diff, op, f"{_text(lhs)} {op} {_text(rhs)}")
         value = fn(diff.hint, 0)
         shown = op if value else negated
         self._guard(f"{_text(lhs)} {shown} {_text(rhs)}", f"{_python(lhs)} {shown} {_python(rhs)}")
         self._refine(diff, shown)
         return value
+
+    def _decide_over_range(self, diff: Sym, op: str, text: str) -> bool:
+        """`diff <op> 0` for every value of the latest loop index in it: decided at both of its ends (affine:
+        the answer at the ends is the answer everywhere between), or on_varying."""
+        index = max((a for m in diff.poly for a in m if self.atoms[a].ends is not None),
+                    key=lambda a: (self.atoms[a].ends == (), int(a[1:]) if a[1:].isdigit() else -1))
+        ends, coeff, rest = self.atoms[index].ends, {}, {}
+        for mono, c in diff.poly.items():
+            k = mono.count(index)
+            if k > 1 or not ends:
+                return self._varying(text)
+            target = coeff if k else rest
+            target[tuple(a for a in mono if a != index)] = c
+        a, b = self.make(rest), self.make(coeff)
+        at = [a + b * end for end in ends]
+        if op in ("==", "!="):      # nowhere equal: the same strict sign at both ends
+            for side in ("<", ">"):
+                if all(self.decide(d, side, 0) for d in at):
+                    return op == "!="
+            return self._varying(text)
+        answers = {self.decide(d, op, 0) for d in at}
+        return answers.pop() if len(answers) == 1 else self._varying(text)
+
+    def _varying(self, text: str) -> bool:
+        if self.on_varying is not None:
+            self.on_varying(text)
+        raise SymbolicDecisionError(f"`{text}` differs across the range of a loop index")
 
     def _refine(self, diff: Sym, op: str) -> None:
         """After guarding `a + c <op> 0` on one atom a, narrow a's range: later decisions implied by this
@@ -300,6 +374,10 @@ class ShapeEnv:
 
 
 # ---- helpers -------------------------------------------------------------------------------------------
+
+def _bounds(value: Any) -> tuple[float, float]:
+    return value.bounds() if isinstance(value, Sym) else (value, value)
+
 
 def is_symbolic(value: Any) -> bool:
     return isinstance(value, Sym)

@@ -56,14 +56,15 @@ class CaptureRecord:
                                 # piece, in the same call) that made this piece capture again, if any
     # What it did, over all its passes: "passes" (symbolic runs of the code: a break restarts once unless
     # the first pass stopped cleanly), "steps" (instructions executed, arms and loop bodies included),
-    # "fold attempts" (branches and while loops tried as cond / while_loop nodes)
+    # "fold attempts" (branches, while and for loops tried as cond / while_loop / fori_loop nodes)
     work: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class FoldedBranch:
-    """A data-dependent `if` (kind "if") or `while` (kind "while") captured as a cond / while_loop node
-    instead of a graph break: where it is in the user's code."""
+    """A data-dependent `if` (kind "if"), `while` (kind "while") or a `for` loop (kind "for") captured as a
+    cond / while_loop / fori_loop node instead of a graph break or a loop driver: where it is in the user's
+    code."""
 
     kind: str
     filename: str
@@ -108,7 +109,7 @@ class ExplainOutput:
     records: list[CaptureRecord] = field(default_factory=list)
     fn: Any = None
     shape_env: list[str] = field(default_factory=list)   # symbols, their sources, the relations guarded
-    folded_branches: list[FoldedBranch] = field(default_factory=list)   # ifs/whiles kept inside a graph
+    folded_branches: list[FoldedBranch] = field(default_factory=list)   # ifs/whiles/fors kept inside a graph
 
     @property
     def graph_count(self) -> int:

@@ -52,8 +52,8 @@ def render_text(out: Any) -> str:
                 lines.append(f"    {break_headline(r)}")
                 lines += [f"      {d}" for d in break_details(r)]
     folded = getattr(out, "folded_branches", [])
-    if folded:          # data-dependent ifs/whiles kept inside a graph as cond / while_loop nodes (auto_cond)
-        lines += ["", "branches captured without a break:"] + [f"  {i}. {b}" for i, b in enumerate(folded, 1)]
+    if folded:          # ifs, whiles and for loops kept inside a graph as cond / while_loop / fori_loop nodes
+        lines += ["", "branches and loops captured without a break:"] + [f"  {i}. {b}" for i, b in enumerate(folded, 1)]
     pieces = make_pieces(out.fn, out.records)
     by_fn = pieces_by_function(pieces)
     for i, p in enumerate(pieces, 1):

@@ -82,7 +82,7 @@ def test_explain_names_each_folded_branch_with_its_source():
                                                                ("if x[0, 0] > 1.0:", "nested")]
     assert folded[0].lineno == nested.__code__.co_firstlineno + 2 and first > 0
     text = str(md.explain(nested)(POS))
-    assert "branches captured without a break:" in text and "`if x[0, 0] > 1.0:`" in text
+    assert "branches and loops captured without a break:" in text and "`if x[0, 0] > 1.0:`" in text
 
 
 def test_nested_conds_nest_in_the_graph():
@@ -211,7 +211,7 @@ def loop_with_cond(x, n):
 
 
 def test_cond_inside_a_driven_loop():
-    with config.patch(unroll_limit=3):
+    with config.patch(unroll_limit=3, fori_loops=False):
         res = check(loop_with_cond, POS, 10, calls=[(NEG, 10), (POS, 7), (MIXED, 2)])
     assert any(r.category == "loop" for r in res.reasons)         # the loop itself is driven
     assert all(r.category != "data_dependent" for r in res.reasons)

@@ -474,7 +474,7 @@ def generate(seed: int, features=None, calls: int = 5, subset: bool = True) -> P
     return Program(seed, source, features, make_calls(rng, calls))
 
 
-from . import (gen_breaks, gen_cflow, gen_known, gen_masked, gen_numpy, gen_objects, gen_raising,  # noqa: E402,F401
-               gen_stateful)  # (register their features)
+from . import (gen_breaks, gen_cflow, gen_fori, gen_known, gen_masked, gen_numpy, gen_objects,  # noqa: E402,F401
+               gen_raising, gen_stateful)  # (register their features)
 
 FEATURES = BASE_FEATURES + tuple(EXTRA_STATEMENTS)

@@ -150,10 +150,22 @@ def _count_captures(fn: Any, stats: Counter) -> None:
         stats["captures"] += 1
         if getattr(record, "graph", None) is not None:
             stats["captures with a graph"] += 1
+            for kind in sorted(_folded(record.graph)):
+                stats[f"captures with a folded {kind}"] += 1
         if getattr(record, "reason", None) is not None:
             stats[f"breaks: {getattr(record.reason, 'category', '?')}"] += 1
     if getattr(state, "skip_reason", None):
         stats["fallbacks (internal error, eager)"] += 1
+
+
+def _folded(graph: Any) -> set:
+    """Kinds of the user's control flow kept inside the graph (if, while, for), nested ones included."""
+    kinds = set()
+    for node in graph.nodes:
+        kinds.add(node.meta.get("folded"))
+        for _, sub in getattr(node.target, "subgraphs", ()) if node.is_call else ():
+            kinds |= _folded(sub)
+    return kinds - {None}
 
 
 # ---- comparing ----------------------------------------------------------------------------------------------

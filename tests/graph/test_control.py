@@ -11,7 +11,7 @@ import pytest
 
 from minidynamo.graph import codegen, control, interp, passes
 from minidynamo.graph.interp import Interpreter
-from minidynamo.graph.ir import ArraySpec, Graph
+from minidynamo.graph.ir import ArraySpec, Graph, PyScalarSpec
 
 from .test_codegen import same
 
@@ -271,3 +271,82 @@ def test_an_arm_that_writes_its_operand_is_impure_and_kept():
     x = np.ones(4)
     codegen.compile_graph(out)(x, np.float64(0.0))
     assert x[0] == 9.0
+
+
+# ---- fori_loop ----------------------------------------------------------------------------------------------
+
+INT, BOOL = PyScalarSpec(int), PyScalarSpec(bool)
+
+
+def prefix_sums(stop_at=None):
+    """`for i in range(1, n): x[i] = x[i - 1] + x[i]; total = total + x[i]` (then `if x[i] > stop_at:
+    break`), writing into x, carrying total: the graph of a capture's fori_loop."""
+    g = Graph("prefix")
+    x, total, n = g.add_input("x", VEC), g.add_input("total", SCALAR), g.add_input("n", INT)
+
+    def body(h, i, t, a):
+        prev = h.call("subtract", operator.sub, (i, 1), spec=INT)
+        s = h.call("add", operator.add, (h.call("getitem", operator.getitem, (a, prev), spec=SCALAR),
+                                         h.call("getitem", operator.getitem, (a, i), spec=SCALAR)), spec=SCALAR)
+        h.call("setitem", operator.setitem, (a, i, s), spec=None)
+        out = [h.call("add", operator.add, (t, s), spec=SCALAR)]
+        if stop_at is not None:
+            out.append(h.call("truth", operator.truth, (h.call("greater", operator.gt, (s, stop_at), spec=PRED),),
+                              spec=BOOL))
+        return out
+
+    f = control.add_fori_loop(g, (1, n, 1), subgraph("body", [INT, SCALAR, VEC], body), (total,), (x,),
+                              stop_at is not None)
+    g.set_outputs([g.call("getitem", operator.getitem, (f, 0), spec=SCALAR)])
+    g.lint()
+    return g
+
+
+def eager_prefix(x, total, n, stop_at=None):
+    for i in range(1, n):
+        x[i] = x[i - 1] + x[i]
+        total = total + x[i]
+        if stop_at is not None and x[i] > stop_at:
+            break
+    return (total,)
+
+
+@pytest.mark.parametrize("n, stop_at", [(0, None), (1, None), (2, None), (4, None), (4, 2.5), (4, 100.0),
+                                        (4, -1.0)])
+def test_fori_loop_zero_one_and_many_iterations_writing_in_place(n, stop_at):
+    g = prefix_sums(stop_at)
+    expected_x = np.arange(4.0)
+    expected = eager_prefix(expected_x, np.float64(0.5), n, stop_at)
+    evaluators = [lambda *a: interp.run(g, list(a)), codegen.compile_graph(g), codegen.compile_graph(passes.simplify(g)),
+                  lambda *a: (g.nodes[3].target(1, a[2], 1, a[1], a[0])[0],)]   # the target alone runs it too
+    for run in evaluators:
+        x = np.arange(4.0)
+        assert same(run(x, np.float64(0.5), n), expected)
+        assert same(x, expected_x)
+
+
+def test_generated_fori_loop_is_a_real_for_loop():
+    source = codegen.generate(prefix_sums(2.5)).source
+    assert "    for " in source and " in range(1, n, 1):\n" in source and "            break\n" in source
+    assert "        x[" in source          # the body writes into the caller's array itself
+
+
+def test_fori_loop_listing_and_purity():
+    g = prefix_sums()
+    assert "%0 = fori_loop(1, n, 1, total, x)  # (f64)" in str(g)
+    assert "    body(a0: py_int, a1: f64, a2: f64[4]):" in str(g)
+    assert passes.is_impure(g.nodes[3])                 # the body writes into x
+    assert passes.dce(g).count("fori_loop") == 1
+
+
+def test_lint_rejects_a_fori_body_that_changes_the_carried_specs():
+    g = Graph("bad")
+    v = g.add_input("v", VEC)
+    body = subgraph("b", [INT, VEC], lambda h, i, a: [h.call("sum", np.sum, (a,), spec=SCALAR)])
+    with pytest.raises(ValueError, match="the body gives"):
+        control.add_fori_loop(g, (0, 3, 1), body, (v,), (), False)
+    with pytest.raises(ValueError, match="step 0 is not a nonzero int"):
+        control.add_fori_loop(g, (0, 3, 0), subgraph("b", [INT, VEC], lambda h, i, a: [a]), (v,), (), False)
+    with pytest.raises(ValueError, match="bound 1.5 is not an int"):
+        control.add_fori_loop(g, (0, 1.5, 1), subgraph("b", [INT, VEC], lambda h, i, a: [a]), (v,), (), False)
+    assert g.count() == 0

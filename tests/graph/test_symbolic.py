@@ -145,3 +145,85 @@ def test_products_past_the_size_limit_raise_too_complex():
     with pytest.raises(TooComplex):
         for _ in range(MAX_DEGREE):
             p = p * p
+
+
+# ---- loop indices (fori_loop bodies) ----------------------------------------------------------------------
+
+_ENDS = [(lambda s: 0, lambda s: s - 1), (lambda s: 1, lambda s: s - 1), (lambda s: 2, lambda s: s),
+         (lambda s: 0, lambda s: s - 3), (lambda s: s - 2, lambda s: s + 1)]
+_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+        "!=": operator.ne}
+
+
+def test_a_loop_index_decision_holds_for_every_index_of_every_admitted_size():
+    """Whatever a decision on `k*i + c <op> a*s + b` answers (i a loop index over [lo(s), hi(s)]), it is the
+    truth for every i in that range and every size s the recorded guards admit; what differs between
+    indices raises instead."""
+    answered = refused = 0
+    for n, (lo, hi), k, c, a, b, op in itertools.product((2, 5, 9), _ENDS, (1, -1, 2), (0, 1, -2), (0, 1),
+                                                          (-1, 0, 3), _OPS):
+        env, (s,) = _env(n)
+        i = env.create_index(lo(s), hi(s), _value(lo(s), [n]))
+        try:
+            answer = _OPS[op](k * i + c, a * s + b)
+        except SymbolicDecisionError:
+            refused += 1
+            continue
+        answered += 1
+        for other in range(2, 14):
+            if _holds(env, [other]):
+                for idx in range(lo(other), hi(other) + 1):
+                    assert _OPS[op](k * idx + c, a * other + b) == answer, (n, op, k, c, a, b, other, idx)
+    assert answered > refused > 0
+
+
+def test_a_remainder_of_a_loop_index_is_decided_over_its_range():
+    """`i % d` (d a positive size or constant) lies in [0, d - 1]: decisions on it hold for every index and
+    every admitted size, as for the index itself."""
+    answered = 0
+    for n, d, k, c, a, b, op in itertools.product((2, 5), ("s", 3), (1, -1), (0, 2), (0, 1), (-1, 0, 2), _OPS):
+        env, (s,) = _env(n)
+        i = env.create_index(0, s - 1, 0)
+        try:
+            answer = _OPS[op](k * (i % (s if d == "s" else d)) + c, a * s + b)
+        except SymbolicDecisionError:
+            continue
+        answered += 1
+        for other in range(2, 14):
+            if _holds(env, [other]):
+                for idx in range(other):
+                    lhs = k * (idx % (other if d == "s" else d)) + c
+                    assert _OPS[op](lhs, a * other + b) == answer, (n, d, op, k, c, a, b, other, idx)
+    assert answered
+
+
+def test_a_loop_index_has_no_python_expression_and_guards_nothing_itself():
+    env, (s,) = _env(6)
+    i = env.create_index(0, s - 1, 0)
+    assert (i < s) is True and (i >= 0) is True and env.relations == ["s0 >= 2"]
+    seen = []
+    env.on_varying = seen.append          # capture raises a graph break here; the env raises in any case
+    with pytest.raises(SymbolicDecisionError):
+        bool(i > 0)
+    assert seen == ["i0 > 0"]
+    with pytest.raises(SymbolicDecisionError):
+        (i + 1).python()
+    with pytest.raises(SymbolicDecisionError):
+        int(i)                             # one value for every index: never
+    half = i // 2                          # an opaque term over the index: decided by its range only
+    assert (half >= 0) is True
+    with pytest.raises(SymbolicDecisionError):
+        bool(half < 2)
+
+
+def test_an_inner_loop_index_over_an_outer_one_narrows_it_while_its_body_runs():
+    env, (s,) = _env(8)
+    i = env.create_index(0, s - 1, 0)
+    j = env.create_index(0, i - 1, 0)      # `for j in range(i)`: runs only where i >= 1
+    with pytest.raises(SymbolicDecisionError):
+        bool(j < i - 1)
+    saved = env.narrow(i, 1, s - 1)
+    assert (j < i) is True and (j < s - 1) is True
+    env.restore_ends(saved)
+    with pytest.raises(SymbolicDecisionError):
+        bool(i >= 1)

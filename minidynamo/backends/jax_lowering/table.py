@@ -31,6 +31,9 @@ NOT_LOWERED: dict[str, str] = {
     "column_stack": "not lowered yet: runs on NumPy in a piece of its own (a join XLA would do as concatenate)",
     "nan_to_num": "not lowered yet: runs on NumPy (its replacement values for inf depend on the dtype's limits)",
     "take": "jnp.take clips or fills out-of-range indices where NumPy raises IndexError (mode='raise')",
+    "fori_loop": "not lowered yet: the loop runs on NumPy, its body's code in a plain Python for loop (bodies "
+                 "write into arrays in place and have sizes that follow the index, which lax.fori_loop cannot "
+                 "carry)",
     **{name: "`x[mask] op= v` writes through a boolean mask in place: not lowered yet (runs on NumPy)"
        for name in REGISTRY if name.startswith("masked_")},
     **ufuncs.NOT_LOWERED,

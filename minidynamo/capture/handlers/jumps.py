@@ -1,4 +1,5 @@
-"""Control flow: conditional and unconditional jumps, GET_ITER / FOR_ITER (loops are unrolled), RETURN_*."""
+"""Control flow: conditional and unconditional jumps, GET_ITER / FOR_ITER (loops are unrolled, or folded
+into a fori_loop node: capture/fori.py), RETURN_*."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from bytecode import Instr
 
 from ... import pyversion
 from ..branches import fold_branch, stop_at_loop_test
+from ..fori import fold_for
 from ..frame import Frame
 from ..variables.array import ArrayVar
 from ..variables.base import Var
@@ -137,7 +139,10 @@ def get_iter_plain(frame: Frame, inst: Instr, em) -> Plain:
 @handler("FOR_ITER")
 def for_iter(frame: Frame, inst: Instr) -> None:
     # (iter, [NULL] -- iter, [NULL], next) or, exhausted, (iter, [NULL] -- ) and jump past the loop's
-    # END_FOR (and what pops the iterator: see pyversion)
+    # END_FOR (and what pops the iterator: see pyversion); a range loop the capture would hand to a driver,
+    # or with a `break`, may become one fori_loop node (fori.py)
+    if fold_for(frame, frame.peek(pyversion.ITER_SLOTS)):
+        return
     item = frame.peek(pyversion.ITER_SLOTS).next_item()
     if item is not None:
         frame.push(item)

@@ -128,7 +128,7 @@ class ArrayVar(Var):
             return ConstVar(size)
         from .scalar import ScalarVar
         node = frame.ctx.graph.call("sym_size", sym_size, (self.node, i), {}, spec=PyScalarSpec(int))
-        node.meta.update(value=size.hint, sym=size, expr=size.python())
+        node.meta.update(value=size.hint, sym=size, expr=None if size.env.varies(size) else size.python())
         return ScalarVar(node, size.hint, install_guard=lambda: size.env.specialize(size))
 
     def size(self, frame: "Frame", factor: int = 1) -> Var:

@@ -130,8 +130,8 @@ class ListVar(SequenceVar):
         return None
 
     def _mutate(self, frame: "Frame") -> None:
-        self.dirty = True
         frame.ctx.side_effects.mutated(self)
+        self.dirty = True
 
     def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
         if kwargs and name != "sort":
@@ -222,8 +222,8 @@ class DictVar(Var):
 
     def setitem(self, frame: "Frame", key: Var, value: Var) -> None:
         k = self._key(key)
-        self.dirty = True
         frame.ctx.side_effects.mutated(self)
+        self.dirty = True
         self.items[k] = value
 
     def delitem(self, frame: "Frame", key: Var) -> None:

@@ -8,7 +8,10 @@ knows its value at capture time, and specializes (guards the inputs it was compu
 capture needs a constant: range() bounds, indices, shapes. A branch on it is a data-dependent break.
 A number carried through a folded while loop (a counter), or one the graph computes (int()/float()/math of a
 0-d array value, a draw without a size) is *runtime-only*: its value exists only when the
-graph runs, so everything derived from it refuses to specialize (capture breaks instead).
+graph runs, so everything derived from it refuses to specialize (capture breaks instead). The index of a
+loop being folded into a fori_loop node (capture/fori.py) takes every value of its range: it is a symbolic
+int (a loop index of the shape env) that *varies*: never a constant either, while symbolic ops (indexing,
+slicing, sizes) use its symbol.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class ScalarVar(Var):
 
     runtime_only = False     # True for loop-carried numbers: `value` is a stand-in of the right type only
     origin = ""              # for a runtime-only number: where it comes from, in words (for break reasons)
+    loop_index = False       # True for the index of a loop being folded: `value` is its first value only
 
     def __init__(self, node: Node, value: Any, source=None, install_guard: Callable[[], None] | None = None,
                  roots: tuple["ScalarVar", ...] | None = None) -> None:
@@ -61,6 +65,9 @@ class ScalarVar(Var):
     def runtime_origin(self) -> str:
         """Where a runtime-only number comes from (its first runtime-only root's origin)."""
         return next((r.origin for r in self.roots if r.runtime_only and r.origin), "computed by the graph")
+    def varies(self) -> bool:
+        """Computed from the index of a loop being folded: one value per iteration."""
+        return any(root.loop_index for root in self.roots)
 
     def describe(self) -> str:
         kind = f"a Python {type(self.value).__name__}"
@@ -70,9 +77,13 @@ class ScalarVar(Var):
         return type(self.value)
 
     def is_constant(self) -> bool:
-        return not self.is_runtime_only()   # a value is known; as_constant() pays for it with guards
+        # a value is known; as_constant() pays for it with guards
+        return not self.is_runtime_only() and not self.varies()
 
     def as_constant(self) -> Any:
+        if self.varies():
+            raise unsupported(BreakCategory.DATA_DEPENDENT, "the index of a loop folded into a fori_loop has "
+                              "a value per iteration: code that needs one value keeps the loop unfolded")
         if self.is_runtime_only():
             raise unsupported(BreakCategory.DATA_DEPENDENT, f"a Python number the graph computes "
                               f"({self.runtime_origin()}) is known only at run time")

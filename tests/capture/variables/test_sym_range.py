@@ -41,7 +41,7 @@ def test_loops_over_a_symbolic_bound_match_eager(dynamic):
 
 
 def test_a_driven_loop_keeps_one_capture_for_every_longer_bound():
-    compiled = md.compile(weighted_rows, dynamic=True, options={"suppress_errors": False})
+    compiled = md.compile(weighted_rows, dynamic=True, options={"suppress_errors": False, "fori_loops": False})
     check(weighted_rows, _rows(70), calls=[(_rows(n),) for n in (80, 65, 200, 97)], compiled=compiled)
     assert md.stats(compiled).pieces[0].captures == 1          # the function: `x.shape[0] > 64`, not one per size
     state = compiled._minidynamo

@@ -28,7 +28,7 @@ from .capture.interpreter import capture_function
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .rng_state import restoring_rng
-from .guards import RELEASE_READS, Guard, GuardKind, GuardSet, failures
+from .guards import RELEASE_READS, Guard, GuardKind, GuardSet, compiled as compiled_expr, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
@@ -157,10 +157,10 @@ class CompiledState:
 
     def _failure_reasons(self, args: tuple, kwargs: dict) -> list[str]:
         """For each cached entry, the first guard these arguments fail, as a readable line."""
-        values = _argument_values(self.fn, args, kwargs)
+        scope = {**_argument_values(self.fn, args, kwargs), **self.cache.namespace}
         reasons = []
         for e in self.cache.entries:
-            reasons += failures(e.guards, {**values, **self.cache.namespace})[:1]
+            reasons += failures(e.guards, scope, limit=1)
         return reasons
 
     def _record_failures(self, args: tuple, kwargs: dict) -> tuple[list[str], Recapture]:
@@ -196,10 +196,10 @@ class CompiledState:
             outcome = [g for g in e.guards if _is_outcome(g)]
             if outcome:
                 values = values or {**_argument_values(self.fn, args, kwargs), **self.cache.namespace}
-                if not failures(GuardSet(outcome), values):
+                if not failures(GuardSet(outcome), values, limit=1):
                     return False            # this way was taken before: what failed is something else
                 only_outcome = only_outcome or not failures(GuardSet(g for g in e.guards if not _is_outcome(g)),
-                                                            values)
+                                                            values, limit=1)
         return only_outcome
 
     def _changed_numbers(self, args: tuple, kwargs: dict, numbers: bool = True) -> set[str]:
@@ -215,7 +215,7 @@ class CompiledState:
                 if not (number or length or g.kind is GuardKind.ID and type(g.expected) is types.FunctionType):
                     continue
                 try:
-                    now = eval(g.expr, scope)   # a source expression minidynamo built, not user input
+                    now = eval(compiled_expr(g.expr), scope)   # a source expression minidynamo built (compiled once)
                 except Exception:
                     continue
                 if number and type(now) is type(g.expected) and now != g.expected or \
@@ -237,7 +237,7 @@ class CompiledState:
                 if g.kind is not GuardKind.SHAPE:
                     continue
                 try:
-                    now = eval(g.expr, scope)   # a source expression minidynamo built, not user input
+                    now = eval(compiled_expr(g.expr), scope)   # a source expression minidynamo built (compiled once)
                 except Exception:
                     continue
                 if type(now) is not np.ndarray or now.ndim != len(g.expected):

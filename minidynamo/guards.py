@@ -429,18 +429,16 @@ def _is_inlinable(v: Any) -> bool:
 _MISSING = object()
 
 
-def failures(guard_set: GuardSet, values: dict[str, Any]) -> list[str]:
-    """Why the check fails for `values` (argument names plus ___G/___closure), one line per guard.
-
-    A failed gate (type, identity, None-ness, len, keys, hasattr) or an expr that cannot be
-    evaluated hides the rest of that expr and everything read through it: no shape complaint
-    about a list that should have been an array.
-    """
-    namespace = guard_set.namespace()
-    scope = {**values, **namespace, "__builtins__": builtins}
-    blocked: set[str] = set()
-    out: list[str] = []
+def failures(guard_set: GuardSet, values: dict[str, Any], limit: int | None = None) -> list[str]:
+    """Why the check fails for `values` (argument names plus ___G/___closure), one line per guard, at most
+    `limit` lines (later guards are not evaluated). A failed gate (type, identity, None-ness, len, keys,
+    hasattr) or an expr that cannot be evaluated hides the rest of that expr and everything read through
+    it: no shape complaint about a list that should have been an array. An expr reads sources and the
+    entry's namespace (in `values`), never the names rendering binds: nothing is rendered here."""
+    scope, blocked, out = {**values, "__builtins__": builtins}, set(), []
     for g in guard_set.ordered():
+        if limit is not None and len(out) >= limit:
+            break
         canon = guard_set._canonical(g.expr)
         if canon in blocked or any(p in blocked for p in _prefixes(canon)):
             continue

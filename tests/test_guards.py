@@ -242,6 +242,21 @@ def test_failures_skip_everything_read_through_a_failed_type():
     assert failures(gs, {"args": [np.zeros(2)]}) == ["type(args): expected tuple, got list"]
 
 
+def test_failures_with_a_limit_stop_evaluating_after_that_many_lines():
+    reads = []
+
+    class Counting:
+        @property
+        def n(self):
+            reads.append(1)
+            return 4
+
+    gs = GuardSet([Guard("k", EQUALS, 2), Guard("c.n", EQUALS, 5)])
+    values = {"k": 3, "c": Counting()}
+    assert failures(gs, values, limit=1) == ["k: expected 2, got 3"] and reads == []   # c.n never read
+    assert failures(gs, values) == ["k: expected 2, got 3", "c.n: expected 5, got 4"] and reads == [1]
+
+
 def test_failures_report_evaluation_errors():
     gs = GuardSet([Guard("x", SHAPE, (2,))])  # no type guard: reading .shape raises
     (why,) = failures(gs, {"x": [1, 2]})

@@ -59,8 +59,11 @@ class ArraySpec:
     scalar: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "shape", tuple(d if isinstance(d, Sym) else int(d) for d in self.shape))
-        object.__setattr__(self, "dtype", np.dtype(self.dtype))
+        shape = self.shape
+        if type(shape) is not tuple or not all(type(d) is int for d in shape):   # (most are ints already)
+            object.__setattr__(self, "shape", tuple(d if isinstance(d, Sym) else int(d) for d in shape))
+        if not isinstance(self.dtype, np.dtype):          # (np.dtype(d) is d for a dtype d)
+            object.__setattr__(self, "dtype", np.dtype(self.dtype))
         if self.scalar and self.shape != ():
             raise ValueError(f"a NumPy scalar has shape (), not {self.shape}")
 
@@ -162,7 +165,7 @@ class Node:
     '%0 = tanh(x)  # f64[2,3]'
     """
 
-    __slots__ = ("op", "target", "args", "kwargs", "spec", "name", "value", "index", "meta")
+    __slots__ = ("op", "target", "args", "kwargs", "spec", "name", "value", "index", "meta", "_inputs")
 
     def __init__(self, op: str, target: Callable | None, args: tuple, kwargs: dict, spec: Spec,
                  name: str, value: Any = None) -> None:
@@ -175,18 +178,21 @@ class Node:
         self.value = value          # the array of a const node
         self.index = -1             # position in graph.nodes, set by Graph
         self.meta: dict[str, Any] = {}   # free-form notes (source line, user variable name)
+        self._inputs: list[Node] | None = None   # inputs(), found once: args and kwargs never change
 
     @property
     def is_call(self) -> bool:
         return self.op not in (INPUT, CONST)
 
     def inputs(self) -> list["Node"]:
-        """The Nodes this node reads, in argument order (duplicates included)."""
-        out: list[Node] = []
-        _collect(self.args, out)
-        if self.kwargs:
-            _collect(self.kwargs, out)
-        return out
+        """The Nodes this node reads, in argument order (duplicates included); a new list each time."""
+        found = self._inputs
+        if found is None:
+            found = self._inputs = []
+            _collect(self.args, found)
+            if self.kwargs:
+                _collect(self.kwargs, found)
+        return list(found)
 
     def __repr__(self) -> str:
         return self.name

@@ -45,6 +45,10 @@ NOVALUE: Any = _NoValue()
 def broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     if any(has_symbols(s) for s in shapes):
         return _broadcast_symbolic(shapes)
+    first = shapes[0] if shapes else None
+    if type(first) is tuple and all(type(s) is tuple and s == first for s in shapes) and \
+            all(type(d) is int and d >= 0 for d in first):
+        return shapes[0]        # (what np.broadcast_shapes gives for equal shapes, without its cost)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -149,6 +153,64 @@ def probe(value: Any, shape: tuple[int, ...] | None = None) -> Any:
     return np.ones(shape, value.dtype)
 
 
+# What an operator or ufunc gives on probes depends only on the callable and on what the probes are: a
+# NumPy scalar, a one-item or empty array of some dtype, or a weak Python scalar (its type and value: NEP 50
+# refuses an int that does not fit). Capture asks the same few questions over and over (every `a * 0.5` of
+# an unrolled loop), so each answer (result dtypes, or NumPy's refusal) is kept; a probe of anything else
+# (a list, a string, a symbol) is not.
+_PROBED: dict[tuple, tuple] = {}
+_PROBED_MAX = 1 << 14
+
+
+def _probe_key(value: Any) -> Any:
+    """What probe(value) makes, as a hashable key (None: not kept); decides what probe() decides."""
+    if isinstance(value, ArraySpec):
+        if value.scalar:
+            return ("scalar", value.dtype)
+        return ("array", value.dtype, (0,) if _is_empty(value) else (1,))
+    if type(value) in (bool, int):
+        return (type(value), value)
+    if type(value) in (float, complex):      # repr keeps -0.0 apart from 0.0
+        return (type(value), repr(value))
+    return None
+
+
+def _is_empty(spec: ArraySpec) -> bool:
+    return 0 in spec.shape if not spec.is_symbolic else spec.size == 0
+
+
+def _from_key(key: Any, value: Any) -> Any:
+    """The probe the key describes (probe(value), which it was made from)."""
+    if key[0] == "scalar":
+        return np.ones((), key[1])[()]
+    if key[0] == "array":
+        return np.ones(key[2], key[1])
+    return value
+
+
+def probed_dtypes(what: str, fn: Callable, *values: Any) -> tuple[type, tuple[np.dtype, ...]]:
+    """(type of fn's result on the probes of `values`, the dtype of each result (one, or one per item of a
+    tuple result)); NumPy's refusal raises MetaError as run_probe does. Kept per callable and probe kind."""
+    keys = tuple(_probe_key(v) for v in values)
+    key = None if None in keys else (fn, keys)
+    known = _PROBED.get(key) if key is not None else None
+    if known is None:
+        try:
+            result = run_probe(what, fn, *[v if k is None else _from_key(k, v) for k, v in zip(keys, values)])
+        except MetaError as e:
+            known = ("error", str(e)[len(what) + 2:])
+        else:
+            parts = result if type(result) is tuple else (result,)
+            known = ("ok", type(result), tuple(np.asarray(r).dtype for r in parts))
+        if key is not None:
+            if len(_PROBED) >= _PROBED_MAX:
+                _PROBED.clear()
+            _PROBED[key] = known
+    if known[0] == "error":
+        raise MetaError(f"{what}: {known[1]}") from None
+    return known[1], known[2]
+
+
 def reject_value_dims(items: Any, what: str) -> None:
     """Sizes given by 0-d integer arrays (`np.zeros((n, y.max() + 1))`): the shape depends on the values."""
     if any(is_spec(v) and v.ndim == 0 and v.dtype.kind in "iu" for v in items):
@@ -243,10 +305,13 @@ def ufunc_meta(uf: np.ufunc) -> Callable[..., Any]:
         probe_kw = {k: probe(v) for k, v in kwargs.items() if k not in ("out", "where")}
         if outs is not None:
             probe_kw["out"] = tuple(None if o is None else probe(o) for o in outs)
-        res = run_probe(uf.__name__, uf, *(probe(v) for v in operands), **probe_kw)
-        res = res if uf.nout > 1 else (res,)
+        if probe_kw:
+            res = run_probe(uf.__name__, uf, *(probe(v) for v in operands), **probe_kw)
+            dtypes = tuple(np.asarray(r).dtype for r in (res if uf.nout > 1 else (res,)))
+        else:
+            dtypes = probed_dtypes(uf.__name__, uf, *operands)[1]
         specs = tuple(outs[i] if outs is not None and outs[i] is not None
-                      else spec_like(shape, np.asarray(r).dtype, True) for i, r in enumerate(res))
+                      else spec_like(shape, dt, True) for i, dt in enumerate(dtypes))
         return specs if uf.nout > 1 else specs[0]
 
     rule.__name__ = f"{uf.__name__}_meta"
@@ -270,13 +335,13 @@ def binary_operator_meta(fn: Callable, uf: np.ufunc) -> Callable[..., ArraySpec]
         _check_operand(uf.__name__, a)
         _check_operand(uf.__name__, b)
         shape = broadcast(*(v.shape for v in (a, b) if is_spec(v)))
-        result = run_probe(uf.__name__, fn, probe(a), probe(b))
-        if type(result) in (bool, int, float, complex):
+        kind, (dtype,) = probed_dtypes(uf.__name__, fn, a, b)
+        if kind in (bool, int, float, complex):
             # Python's own operator took the NumPy scalar: `1j ** np.float64(x)` is complex.__pow__ on a
             # float subclass, a Python complex (computed by Python, not by NumPy's power).
             raise NotImplementedError(f"{fn.__name__} of {type(probe(a)).__name__} and {type(probe(b)).__name__} "
-                                      f"is Python's {type(result).__name__} operator")
-        return spec_like(shape, np.asarray(result).dtype, True)
+                                      f"is Python's {kind.__name__} operator")
+        return spec_like(shape, dtype, True)
 
     rule.__name__ = f"{fn.__name__}_meta"
     return rule
@@ -299,7 +364,7 @@ def inplace_operator_meta(fn: Callable, binary: Callable[..., ArraySpec]) -> Cal
         if result.shape != a.shape:
             raise MetaError(f"{fn.__name__}: non-broadcastable output operand with shape {a.shape} doesn't "
                             f"match the broadcast shape {result.shape}")
-        run_probe(fn.__name__, fn, probe(a), probe(b))
+        probed_dtypes(fn.__name__, fn, a, b)
         return a
 
     rule.__name__ = f"{fn.__name__}_meta"
@@ -309,7 +374,7 @@ def inplace_operator_meta(fn: Callable, binary: Callable[..., ArraySpec]) -> Cal
 def unary_operator_meta(fn: Callable, uf: np.ufunc) -> Callable[..., ArraySpec]:
     def rule(a: Any) -> ArraySpec:
         _check_operand(uf.__name__, a)
-        return spec_like(a.shape if is_spec(a) else (), result_dtype(uf.__name__, fn, probe(a)), True)
+        return spec_like(a.shape if is_spec(a) else (), probed_dtypes(uf.__name__, fn, a)[1][0], True)
 
     rule.__name__ = f"{fn.__name__}_meta"
     return rule

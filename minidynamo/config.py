@@ -14,6 +14,14 @@ import os
 from typing import Iterator
 
 
+def _cores() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:       # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
 @dataclasses.dataclass(frozen=True)
 class Config:
     suppress_errors: bool = True        # an internal error during capture -> run that frame eagerly, log once
@@ -24,6 +32,12 @@ class Config:
     dask_chunk_bytes: int = 0           # backend="dask" chunks NumPy inputs to about this size (0: dask's own)
     auto_cond: bool = True              # a data-dependent if with pure arms becomes a cond node, not a break
     fori_loops: bool = True             # a for-range loop whose body is graph code becomes a fori_loop node
+    # The default backend's exact fast path (backends/fast_path/): large element-wise and row-wise regions run
+    # over cache-sized blocks of rows, spread over `threads` threads (1: the calling thread only).
+    fast_path: bool = True
+    threads: int = dataclasses.field(default_factory=_cores)
+    fast_path_min_bytes: int = 1 << 22  # ... for regions whose largest array has this many bytes (0: any, tests)
+    fast_path_block_bytes: int = 0      # bytes of the widest value per block (0: the backend's choice)
     log_channels: frozenset[str] = frozenset(
         c.strip() for c in os.environ.get("MINIDYNAMO_LOGS", "").split(",") if c.strip())
 
@@ -35,6 +49,8 @@ class Config:
                 raise TypeError(f"config option {f.name} must be True or False, got {value!r}")
             if f.type == "int" and (type(value) is not int or value < 0):
                 raise TypeError(f"config option {f.name} must be an int >= 0, got {value!r}")
+        if self.threads < 1:
+            raise TypeError(f"config option threads must be an int >= 1, got {self.threads!r}")
 
 
 _current = Config()

@@ -1,17 +1,22 @@
 """The default backend, "numpy": the graph as one generated straight-line Python function.
 
-Imports graph.codegen. The function calls the same NumPy callables as the user's code in the same order,
-so results are bit-identical to eager NumPy; `fn.__minidynamo_source__` shows what runs.
+Imports graph.codegen, config and backends.fast_path. The function calls the same NumPy callables as the
+user's code in the same order, so results are bit-identical to eager NumPy; `fn.__minidynamo_source__`
+shows what runs. Large element-wise and row-wise regions become shortcuts (fast_path/): the same ufuncs
+over blocks of rows on several threads, with the region's plain lines as their fallback.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from .. import config as config_mod
 from ..graph import codegen
 from ..graph.ir import Graph
+from . import fast_path
 
 
-def numpy_codegen(graph: Graph, example_inputs: Sequence[Any]) -> Callable[..., tuple]:
+def numpy_codegen(graph: Graph, example_inputs: Sequence[Any], config: Any = None) -> Callable[..., tuple]:
     """Backend "numpy": compile `graph` to Python source and return that function."""
-    return codegen.compile_graph(graph)
+    cfg = config if config is not None else config_mod.current()
+    return codegen.compile_graph(graph, fast_path.shortcuts(graph, cfg))

@@ -27,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import control, inlining
+from . import shortcuts as sc_mod
 from .errstate import errstate_of, group_by_errstate
 from .ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes
 
@@ -78,8 +79,9 @@ class _Namer:
 class _Emitter:
     """Renders one graph; locals are named first, so globals can avoid every local name."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, shortcuts: dict[int, list[sc_mod.Shortcut]] | None = None) -> None:
         self.graph = graph
+        self.shortcuts = shortcuts
         self.locals = _Namer()
         self.names: dict[Node, str] = {}
         self.carried: dict[Node, list[str]] = {}
@@ -90,6 +92,8 @@ class _Emitter:
             if node.op == INPUT:
                 self.names[node] = self.locals.fresh(node.name)
         self._name_calls(graph)
+        # the local holding a shortcut's results, named before any global (globals avoid every local)
+        self.shortcut_names = {id(s): self.locals.fresh("___s") for group in (shortcuts or {}).values() for s in group}
         self.globals_namer = _Namer(self.locals.taken)
         self.globals: dict[str, Any] = {}
         self._by_id: dict[int, str] = {}
@@ -244,9 +248,10 @@ class _Emitter:
             for a in n.inputs():
                 last_use[id(a)] = n
         keep = {id(o) for o in iter_nodes(graph.outputs)}
+        shortcuts = sc_mod.by_graph(self.shortcuts, graph)
         # A temporary read once, right where the next expression needs it, is written inside that expression,
         # so NumPy can reuse its buffer as eager's does (graph/inlining.py); it has no name to delete.
-        inline = inlining.plan(graph.nodes, graph.outputs, self.is_operator)
+        inline = inlining.plan(graph.nodes, graph.outputs, self.is_operator, sc_mod.cut_points(graph, shortcuts))
         dying: dict[int, list[str]] = {}
         for n in graph.nodes:
             reader = last_use.get(id(n))
@@ -255,21 +260,42 @@ class _Emitter:
                     reader = inline[id(reader)]
                 dying.setdefault(id(reader), []).append(self.names[n])
         chunks: list[tuple[tuple, list[str]]] = []     # (errstate stack, lines) per node
+        inside: dict[int, sc_mod.Shortcut] = {id(n): s for s in shortcuts for n in s.nodes}
+        held: list[tuple[tuple, list[str]]] = []      # the chunks of the shortcut being written
         for node in graph.nodes:
-            if node.is_call and id(node) in inline:
-                self.inline[id(node)] = self.value_text(node)
-                self.inlined.setdefault(self.inline[id(node)], node)
-                if not self.is_operator(node):
-                    self.atoms.add(id(node))     # a call or a subscript binds tighter than any operator
-            elif node.is_call:
-                if control.is_control(node):
-                    lines = self.control_statements(node)
-                else:
-                    lines = self.statements(node, id(node) in used)
-                if id(node) in dying:
-                    lines.append("del " + ", ".join(sorted(set(dying[id(node)]))))
-                chunks.append((errstate_of(node), lines))
+            shortcut = inside.get(id(node))
+            self.node_chunk(node, inline, used, dying, chunks if shortcut is None else held)
+            if shortcut is not None and node is shortcut.nodes[-1]:
+                chunks.append((errstate_of(node), self.shortcut_lines(shortcut, held, dying)))
+                held = []
         return group_by_errstate(chunks, lambda: f"{self.bind(np, 'np')}.errstate")
+
+    def node_chunk(self, node: Node, inline: dict[int, Node], used: set[int], dying: dict[int, list[str]],
+                   chunks: list[tuple[tuple, list[str]]]) -> None:
+        """Append the lines computing `node` (none when it is written inside its reader)."""
+        if node.is_call and id(node) in inline:
+            self.inline[id(node)] = self.value_text(node)
+            self.inlined.setdefault(self.inline[id(node)], node)
+            if not self.is_operator(node):
+                self.atoms.add(id(node))     # a call or a subscript binds tighter than any operator
+        elif node.is_call:
+            if control.is_control(node):
+                lines = self.control_statements(node)
+            else:
+                lines = self.statements(node, id(node) in used)
+            if id(node) in dying:
+                lines.append("del " + ", ".join(sorted(set(dying[id(node)]))))
+            chunks.append((errstate_of(node), lines))
+
+    def shortcut_lines(self, shortcut: sc_mod.Shortcut, chunks: list[tuple[tuple, list[str]]],
+                       dying: dict[int, list[str]]) -> list[str]:
+        """`shortcut.fn` computes the outputs, or the nodes' own lines (`chunks`, one errstate) run."""
+        own = {self.names[n] for n in shortcut.nodes}
+        dropped = sorted({name for n in shortcut.nodes for name in dying.get(id(n), ()) if name not in own})
+        call = f"{self.bind(shortcut.fn, '___fast_region')}({', '.join(self.expr(i) for i in shortcut.inputs)})"
+        plain = [line for _, lines in chunks for line in lines]
+        result = self.shortcut_names[id(shortcut)]
+        return sc_mod.statements(call, result, [self.names[o] for o in shortcut.outputs], plain, dropped)
 
     def tuple_text(self, values: list) -> str:
         texts = [self.expr(v) for v in values]
@@ -351,19 +377,23 @@ def _readable_name(value: Any) -> str:
     return "const"
 
 
-def generate(graph: Graph) -> PythonCode:
-    """Source text of a function computing `graph`, and the globals that source reads."""
-    emitter = _Emitter(graph)
+def generate(graph: Graph, shortcuts: dict[int, list[sc_mod.Shortcut]] | None = None) -> PythonCode:
+    """Source text of a function computing `graph`, and the globals that source reads; `shortcuts` maps
+    id(graph or subgraph) to the runs of its nodes a backend may compute another way (graph/shortcuts.py)."""
+    for gid, group in (shortcuts or {}).items():
+        if gid == id(graph):
+            sc_mod.check(graph, group)
+    emitter = _Emitter(graph, shortcuts)
     fn_name, source = emitter.render()
     return PythonCode(fn_name, source, emitter.globals, {name: node for node, name in emitter.names.items()
                                                          if node.is_call}, emitter.inlined)
 
 
-def compile_graph(graph: Graph) -> Callable[..., tuple]:
+def compile_graph(graph: Graph, shortcuts: dict[int, list[sc_mod.Shortcut]] | None = None) -> Callable[..., tuple]:
     """Exec the generated source and return the function; it takes the inputs positionally and returns
     a tuple of outputs. `fn.__minidynamo_source__` holds the source and `fn.__minidynamo_filename__` the
     name under which linecache knows it (dropped again when the function is garbage collected)."""
-    code = generate(graph)
+    code = generate(graph, shortcuts)
     filename = f"<minidynamo-graph {code.fn_name} #{next(_counter)}>"
     lines = code.source.splitlines(keepends=True)
     linecache.cache[filename] = (len(code.source), None, lines, filename)

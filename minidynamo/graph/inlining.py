@@ -34,11 +34,12 @@ def evaluation_order(node: Node) -> list[Node]:
     return list(node.inputs())
 
 
-def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool]) -> dict[int, Node]:
+def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
+         cuts: set[int] | frozenset[int] = frozenset()) -> dict[int, Node]:
     """id of each call node written inline -> the node whose expression holds it. Only operands of
     Python operators (`is_operator`: printed infix or prefix) move: that is where NumPy reuses a
     temporary; a function or method call gains nothing, and keeping its arguments named keeps graph code
-    readable line by line."""
+    readable line by line. No operand moves across a node whose id is in `cuts` (graph/shortcuts.py)."""
     uses: dict[int, int] = {}
     for n in nodes:
         for a in n.inputs():
@@ -48,6 +49,8 @@ def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool]) -
     inline: dict[int, Node] = {}
     stack: list[Node] = []
     for node in nodes:
+        if id(node) in cuts:
+            stack.clear()
         if not node.is_call:
             continue
         statement = control.is_control(node) or is_setitem_statement(node)

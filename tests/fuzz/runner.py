@@ -474,6 +474,24 @@ def run_many(count: int, seed: int, features=gen.FEATURES, calls: int = 5, stric
     return summary
 
 
+def _force_fast_path() -> Counter:
+    """Every region through the fast path (min bytes 0, smallest blocks); the outcomes of its calls."""
+    from minidynamo import config
+    from minidynamo.backends.fast_path.runner import Region
+    config.set_config(fast_path_min_bytes=0, fast_path_block_bytes=1)
+    outcomes: Counter = Counter()
+    call = Region.__call__
+
+    def counted(self, *inputs):
+        before = dict(self.stats)
+        result = call(self, *inputs)
+        outcomes.update({k: v - before.get(k, 0) for k, v in self.stats.items() if v != before.get(k, 0)})
+        return result
+
+    Region.__call__ = counted
+    return outcomes
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.fuzz.runner", description=__doc__.split("\n\n")[0])
     p.add_argument("--count", type=int, default=1000)
@@ -489,7 +507,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--write", action="store_true", help="with --shrink: write reproducers to regressions/")
     p.add_argument("--replay", nargs="*", metavar="FILE", help="replay regression files (all when none given)")
     p.add_argument("--show", type=int, metavar="SEED", help="print the program of one seed and exit")
+    p.add_argument("--fast-path", action="store_true",
+                   help="force the numpy backend's fast path on every region, small ones too, in blocks of 64 rows")
     a = p.parse_args(argv)
+    outcomes = _force_fast_path() if a.fast_path else None
     global DYNAMIC
     DYNAMIC = {"none": None, "true": True, "false": False}[a.dynamic]
     features = [f for f in a.features.split(",") if f and f not in a.disable.split(",")]
@@ -514,6 +535,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Python {sys.version.split()[0]}, numpy {np.__version__}, seeds {a.seed}..{a.seed + a.count - 1}")
     summary = run_many(a.count, a.seed, features, max(3, a.calls), not a.lenient, a.warnings, progress)
     print(summary.report())
+    if outcomes is not None:
+        print("fast-path region calls by outcome:", dict(outcomes.most_common()))
     if a.shrink:
         for sig, (count, prog, m) in summary.by_signature.items():
             src, calls = shrink(prog.source, program_calls(prog), sig, strict=not a.lenient)

@@ -1,0 +1,214 @@
+"""Region: the callable a shortcut calls: run one region over blocks of rows, or hand back None.
+
+Imports numpy, contextvars, threading and fast_path.*. A call plans its blocks (layout.py), allocates the
+region's outputs as eager would (`np.empty`, C order), and runs the blocks on the calling thread and the
+pool's threads (pool.py; NumPy's loops release the GIL). Each thread keeps its own scratch buffers for the
+values that stay inside the region, reused across calls. Floating-point errors: every category the caller's
+`np.errstate` does not ignore is set to 'raise' for the blocks (in a copy of the caller's context, so
+threads see the caller's buffer size too); a FloatingPointError, or any other exception, in any block makes
+the call return None, and the generated code runs the region's own lines eagerly: the warnings, their count,
+the callbacks and the exception are then eager's own, since the region wrote nothing but its own buffers.
+A region handed back by errors GIVE_UP calls in a row tries its blocks again only every RETRY_EVERY-th
+call, so a program that warns on every call runs at eager's speed rather than paying for both.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextvars
+import math
+import threading
+from typing import Any
+
+import numpy as np
+
+from ...graph.ir import ArraySpec
+from ...graph.symbolic import same_size
+from . import layout, pool
+from .regions import RegionSpec, Role, Slot
+from .steps import StepKind
+
+
+GIVE_UP = 3         # after this many calls in a row handed back by an error, the region
+RETRY_EVERY = 32    # ... tries blocks only every RETRY_EVERY-th call ('skip' the others: plain lines at once)
+
+
+class _Const:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Region:
+    """Runs one RegionSpec; `stats` counts calls by outcome ('fast', 'small', 'layout', 'narrow',
+    'error: FloatingPointError', ...), for tests, benchmarks and curious users."""
+
+    def __init__(self, spec: RegionSpec, threads: int, block_bytes: int, min_bytes: int) -> None:
+        self.spec = spec
+        self.min_bytes = min_bytes      # checked per call when sizes are symbolic (else at compile time)
+        self.threads = threads
+        self.block_bytes = block_bytes or layout.DEFAULT_BLOCK_BYTES
+        self.forced = min_bytes == 0
+        self.stats: collections.Counter = collections.Counter()
+        self.dtypes = [s.node.spec.dtype for s in spec.steps]
+        self.static_shapes = None if any(s.node.spec.is_symbolic for s in spec.steps) else \
+            [tuple(s.node.spec.shape) for s in spec.steps]
+        self.flat_region = _flat_region(spec)
+        n_in = len(spec.inputs)
+        self.program = [(s.kind, s.fn, tuple(_Const(a) if not isinstance(a, Slot) else
+                                             (a.index if a.role is not None else n_in + a.index) for a in args),
+                         s.kwargs, n_in + i) for i, (s, args) in enumerate(zip(spec.steps, spec.args))]
+        self.out_of = {v: j for j, v in enumerate(spec.outputs)}
+        self.local = threading.local()
+        self.failing = 0                # calls handed back by an error since the last fast one
+
+
+    def __repr__(self) -> str:
+        return f"<fast path {self.spec}>"
+
+    def __call__(self, *inputs: Any) -> tuple | None:
+        if self.failing >= GIVE_UP:     # (a program that warns on every call pays eager's time, not twice it)
+            self.failing += 1
+            if self.failing % RETRY_EVERY:
+                self.stats["skip"] += 1
+                return None
+        try:
+            if self.static_shapes is None and _input_bytes(inputs) * 8 < self.min_bytes:
+                self.stats["small"] += 1        # (a cheap first look: its inputs hold too little)
+                return None
+            shapes = self.static_shapes or _shapes(self.spec, inputs)
+            if self.static_shapes is None and max(math.prod(s) * d.itemsize for s, d in zip(shapes, self.dtypes)) \
+                    < self.min_bytes:
+                found = "small"
+            else:
+                found = layout.plan(self.spec, shapes, inputs, self.block_bytes, self.forced, self.flat_region)
+        except Exception as e:   # noqa: BLE001 -- a shape or layout the rules do not know: run whole
+            found = f"error: {type(e).__name__}"
+        if isinstance(found, str):
+            self.stats[found] += 1
+            return None
+        return self._run(found)
+
+    def _run(self, plan: layout.BlockPlan) -> tuple | None:
+        outs = [np.empty(plan.shapes[v], self.dtypes[v]) for v in self.spec.outputs]
+        views = [o.reshape(-1) for o in outs] if plan.flat else outs
+        mode = {k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}
+        job = _Job(self, plan, views, mode)
+        workers = min(self.threads, plan.blocks) - 1
+        futures = [pool.submit(workers + 1, contextvars.copy_context().run, job.work) for _ in range(workers)]
+        job.work()
+        for f in futures:       # every block is taken: a copy not yet started (a busy pool) is not waited for
+            if not f.cancel():
+                f.result()
+        if job.failed is not None:
+            self.stats[f"error: {type(job.failed).__name__}"] += 1
+            self.failing += 1
+            return None
+        self.stats["fast"] += 1
+        self.failing = 0
+        return tuple(outs)
+
+    def scratch(self, plan: layout.BlockPlan) -> dict[int, np.ndarray]:
+        """This thread's buffers for the region's inner values, large enough for the plan's blocks."""
+        bufs = getattr(self.local, "bufs", None)
+        if bufs is None:
+            bufs = self.local.bufs = {}
+        rows = plan.rows - (plan.blocks - 1) * plan.step      # the last block is the largest
+        n_in = len(self.spec.inputs)
+        for i, (kind, *_rest) in enumerate(self.program):
+            if kind is not StepKind.UFUNC or i in self.out_of:
+                continue
+            shape = (rows,) + (() if plan.flat else plan.shapes[i][1:])
+            buf = bufs.get(n_in + i)
+            if buf is None or buf.shape[0] < rows or buf.shape[1:] != shape[1:] or buf.dtype != self.dtypes[i]:
+                bufs[n_in + i] = np.empty(shape, self.dtypes[i])
+        return bufs
+
+    def block(self, plan: layout.BlockPlan, r0: int, r1: int, views: list, bufs: dict) -> None:
+        """Compute rows r0:r1 of every value: the steps in order, as eager runs them on those rows."""
+        vals = list(plan.inputs) + [None] * len(self.program)
+        for i, role in enumerate(self.spec.roles):
+            if role is Role.BLOCKED:
+                vals[i] = vals[i][r0:r1]
+        for i, (kind, fn, args, kwargs, slot) in enumerate(self.program):
+            operands = [a.value if type(a) is _Const else vals[a] for a in args]
+            out = self.out_of.get(i)
+            if kind is StepKind.UFUNC:
+                dst = views[out][r0:r1] if out is not None else bufs[slot][:r1 - r0]
+                fn(*operands, out=dst)
+                vals[slot] = dst
+                continue
+            res = fn(*operands, **kwargs)
+            want = (r1 - r0,) + plan.shapes[i][1:]
+            if type(res) is not np.ndarray or res.dtype != self.dtypes[i] or res.shape != want:
+                raise TypeError(f"row-wise step gave {type(res).__name__}, expected {want}")
+            if out is not None:
+                views[out][r0:r1] = res
+            vals[slot] = res
+
+
+class _Job:
+    """One call's blocks, handed out one at a time to whichever thread asks next."""
+
+    def __init__(self, region: Region, plan: layout.BlockPlan, views: list, mode: dict) -> None:
+        self.region, self.plan, self.views, self.mode = region, plan, views, mode
+        self.next = 0
+        self.lock = threading.Lock()
+        self.failed: BaseException | None = None
+
+    def take(self) -> int | None:
+        with self.lock:
+            i = self.next
+            if i >= self.plan.blocks or self.failed is not None:
+                return None
+            self.next = i + 1
+            return i
+
+    def work(self) -> None:
+        region, plan = self.region, self.plan
+        try:
+            bufs = region.scratch(plan)
+            with np.errstate(**self.mode):
+                while (i := self.take()) is not None:
+                    r0, r1 = plan.bounds(i)
+                    region.block(plan, r0, r1, self.views, bufs)
+        except Exception as e:   # noqa: BLE001 -- FloatingPointError, or whatever eager would raise too
+            self.failed = e
+
+
+def _input_bytes(inputs: tuple) -> int:
+    return sum(v.nbytes for v in inputs if type(v) is np.ndarray)
+
+
+def _shapes(spec: RegionSpec, inputs: tuple) -> list[tuple]:
+    """Every value's shape from the inputs' (a region with symbolic sizes), by NumPy's own broadcasting."""
+    shapes: list[tuple] = []
+    for step, args in zip(spec.steps, spec.args):
+        ops = [layout.shapes_of(a, shapes, inputs) if isinstance(a, Slot) else () for a in args]
+        if step.kind is StepKind.UFUNC:
+            shapes.append(np.broadcast_shapes(*ops))
+        else:
+            shapes.append(ops[0][:-1] + ((1,) if step.kwargs.get("keepdims") else ()))
+    return shapes
+
+
+def _flat_region(spec: RegionSpec) -> bool:
+    """All steps element-wise over one shape, every outside array of that shape (BLOCKED) or of one element:
+    with contiguous inputs the region is one long row (layout.py)."""
+    if any(s.kind is not StepKind.UFUNC for s in spec.steps):
+        return False
+    shape = spec.steps[0].node.spec.shape
+
+    def same(other: tuple) -> bool:
+        return len(other) == len(shape) and all(same_size(a, b) for a, b in zip(other, shape))
+    if not all(same(s.node.spec.shape) for s in spec.steps):
+        return False
+    for node, role in zip(spec.inputs, spec.roles):
+        sp = node.spec
+        if role is Role.BLOCKED and not same(sp.shape):
+            return False
+        if role is Role.WHOLE and isinstance(sp, ArraySpec) and not sp.scalar and \
+                not all(type(d) is int and d == 1 for d in sp.shape):
+            return False
+    return True

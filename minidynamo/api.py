@@ -25,6 +25,7 @@ from .cache import Entry, FunctionCache, Mode, Stats, call_moving, signature_tex
 from .capture.breaks import BreakCategory, BreakReason
 from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
+from .capture.later_steps import mark_handed_on
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .rng_state import restoring_rng
@@ -384,6 +385,9 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         ctx, body = part.ctx, part.body
     compiled = None
     if body.lines and body.lines[0].startswith("___o"):
+        if (reason is not None or captured.loop_back) and backend is not get_backend("numpy"):
+            # outputs going on to the rest of fn: engines keep what may reach an eig or argsort on NumPy
+            mark_handed_on(body.graph, fn, args)
         compiled = call_backend(backend, body.graph, _example_inputs(fn, args, kwargs, ctx), cfg)
     namespace = dict(body.namespace)
     lines = list(body.lines)

@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 from ..graph import codegen
 from ..graph.errstate import has_errstate
 from ..graph.ir import CONST, INPUT, Graph, Node, iter_nodes, map_nodes
+from .amplifiers import amplified_refusals
 
 
 class Placement(enum.Enum):
@@ -138,7 +139,8 @@ def plan_lowering(graph: Graph, table: LoweringTable, *, min_engine_ops: int = 1
     """Decide every call node and cut the graph into pieces. An engine piece of fewer than `min_engine_ops`
     nodes stays on NumPy (moving data to the engine for one cheap op does not pay); `refused` adds node ids
     that must stay on NumPy, with the reason."""
-    refused = {**(table.refuse_graph(graph) if table.refuse_graph is not None else {}), **(refused or {})}
+    refused = {**(table.refuse_graph(graph) if table.refuse_graph is not None else {}),
+               **amplified_refusals(graph), **(refused or {})}
     decisions = [Decision(n, Placement.NUMPY, refused[id(n)]) if id(n) in refused else table.decide(n)
                  for n in graph.nodes if n.is_call]
     _keep_projections_beside(decisions)

@@ -4,7 +4,8 @@ Reads the compiled function's state and its children (resume functions, loop bod
 runs one call, and reports the differences in counters: pieces called (a loop driver calls a body per
 iteration), captures during the call (recompiles), pieces past the cache limit, entries that snapshot
 written arrays or save random states before their graph call, and binary operators whose operand is a
-large single-use temporary (NumPy reuses such a temporary's buffer when eager code hands it over directly).
+large single-use temporary that the graph's code holds in a local (NumPy reuses such a temporary's buffer
+when code hands it over directly, as graph code does for operands written inside their reader's expression).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from minidynamo.graph import codegen
 
 ELIDE_BYTES = 256 * 1024       # NumPy's NPY_MIN_ELIDE_BYTES: smaller temporaries are never reused
 _COMMUTATIVE = {operator.add, operator.mul, operator.and_, operator.or_, operator.xor}
@@ -70,6 +73,7 @@ def _counts(all_states: list[Any]) -> dict[int, tuple]:
 
 
 def _fresh_temps(graph: Any) -> int:
+    handed_over = {id(n) for n in codegen.generate(graph).inlined.values()}   # no local holds these
     uses: dict[int, int] = {}
     for n in graph.nodes:
         for a in n.inputs():
@@ -83,7 +87,7 @@ def _fresh_temps(graph: Any) -> int:
         for a in candidates:
             spec = getattr(a, "spec", None)
             size = getattr(spec, "size", None)
-            if getattr(a, "is_call", False) and uses.get(id(a)) == 1 and id(a) not in outputs and \
+            if getattr(a, "is_call", False) and uses.get(id(a)) == 1 and id(a) not in outputs | handed_over and \
                     not getattr(spec, "scalar", True) and isinstance(size, int) and \
                     size * spec.dtype.itemsize >= ELIDE_BYTES and spec.dtype == getattr(n.spec, "dtype", None):
                 count += 1

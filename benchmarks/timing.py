@@ -110,6 +110,30 @@ def quiet() -> Iterator[None]:
         yield
 
 
+def one_blas_thread() -> bool:
+    """Make NumPy's BLAS run on the calling thread only, for tables timed in process CPU time: OpenBLAS's
+    worker threads spin after a call and that spin (not work) was counted, at random, in one call or
+    another (gesummv M: 100 or 410 ms per call, the same code). Eager and compiled call the same BLAS,
+    so their ratio is the same with one thread. Returns whether a BLAS library was found and set."""
+    import ctypes
+    import glob
+    import os
+
+    import numpy
+    folder = os.path.dirname(numpy.__file__)
+    found = False
+    for path in glob.glob(folder + ".libs/*openblas*") + glob.glob(os.path.join(folder, ".dylibs", "*openblas*")):
+        lib = ctypes.CDLL(path)
+        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+                     "openblas_set_num_threads64_", "openblas_set_num_threads"):
+            setter = getattr(lib, name, None)
+            if setter is not None:
+                setter(1)
+                found = True
+                break
+    return found
+
+
 class Progress:
     """One line per step on stderr: `[table1   12/55] attention ...`."""
 

@@ -125,6 +125,35 @@ def test_real_code_causes_count_driven_pieces():
     assert found.captures == 0 and found.piece_calls >= 9 and "piece calls" in found.text(1000.0)
 
 
+def test_real_code_causes_count_only_temporaries_a_local_holds():
+    """A large one-use operand that graph code writes inside its reader's expression is handed over as in
+    eager code (NumPy reuses its buffer): not an extra allocation. One computed before a statement (a
+    subscript assignment) is held by a local until its reader runs."""
+    import minidynamo as md
+    from benchmarks import causes
+
+    def chained(a, b, c):
+        return a * b * c + b
+
+    def across_a_write(a, b, c):
+        t = a * b
+        c[0] = 1.0
+        return t + b
+    a = np.ones((256, 256))
+    for fn, args, expected in ((chained, (a, a, a), 0), (across_a_write, (a, a, np.zeros(3)), 1)):
+        cfn = md.compile(fn)
+        cfn(*args)
+        found = causes.measure(cfn, lambda: cfn(*args))
+        assert found.fresh_temps == expected, (fn.__name__, found)
+
+
+def test_one_blas_thread_sets_numpys_blas():
+    from benchmarks.timing import one_blas_thread
+    a = np.ones((300, 300))
+    assert one_blas_thread()             # the wheels' OpenBLAS is found and set
+    assert (a @ a == 300.0).all()
+
+
 def test_capture_time_sees_every_capture_of_a_case():
     """benchmarks/capture_time.py sums the captures a case's calls make (resume functions and loop bodies
     too) and checks the results against eager; the reported slow cases run. Times nothing."""

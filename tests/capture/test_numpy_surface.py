@@ -408,3 +408,29 @@ def test_take_is_an_op():
     check(lambda x: x.take(12), x)                                   # out of range: IndexError as eagerly
     check(lambda x, i: np.take(x, i, axis=0), x, np.array([0, 11]))  # found when the graph runs
     assert check(lambda x: np.take(x, [True, False]), y).reasons      # bools are 0/1 to take: a break
+
+
+def test_ndarray_constructor_is_an_empty_array_in_the_graph():
+    """np.ndarray(shape, dtype) (NPBench's nbody allocates so) makes the array np.empty makes, in the graph;
+    over a buffer it breaks, and a bad shape raises eager's exception."""
+    def alloc(x, n):
+        out = np.ndarray(n + 1, dtype=np.float64)
+        out[:] = x.sum()
+        b = np.ndarray((2, n), np.int32, order="F")
+        b[...] = 3
+        return out, b
+
+    def layout(n):
+        b = np.ndarray((2, n), np.int32, order="F")
+        return b.strides, type(b) is np.ndarray
+
+    def over_a_buffer(x):
+        return np.ndarray((2,), dtype=x.dtype, buffer=x) * 2.0
+    x = np.arange(4.0)
+    check(alloc, x, 4, calls=[(x, 0), (x[:2], 7), (x, -3)])
+    check(over_a_buffer, x)
+    check(layout, 3)
+    explained = md.explain(alloc)(x, 4)
+    assert explained.graph_count == 1 and explained.graph_break_count == 0
+    assert "empty" in str(explained)
+    assert md.explain(over_a_buffer)(x).graph_break_count == 1

@@ -128,6 +128,9 @@ class ConstVar(Var):
         if isinstance(v, type) and (issubclass(v, np.generic) or v in (np.dtype, np.finfo, np.iinfo)) and \
                 all_constant(args, kwargs):
             return fold(frame, v, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
+        if v is np.ndarray:
+            from .numpy_ns import construct_ndarray
+            return construct_ndarray(frame, args, kwargs)
         from .namedtuples import construct, is_namedtuple_class
         if is_namedtuple_class(v):
             return construct(frame, v, args, kwargs)

@@ -126,6 +126,18 @@ class NumpyFunctionVar(Var):
         return self.source.expr() if self.source is not None else out.constant(self.fn)
 
 
+def construct_ndarray(frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+    """`np.ndarray(shape, dtype)` (NPBench's nbody allocates its result arrays so) is `np.empty(shape, dtype)`:
+    a new C-ordered uninitialized array of exactly type ndarray either way. One over a buffer, with strides or
+    an offset is a view of memory the graph does not model: the call breaks."""
+    order = kwargs.get("order")
+    if order is not None and order.is_constant() and order.as_constant() is None:
+        kwargs = {k: a for k, a in kwargs.items() if k != "order"}      # np.ndarray's default, np.empty's 'C'
+    if len(args) > 2 or set(kwargs) - {"dtype", "order"} or "dtype" in kwargs and len(args) > 1:
+        raise unsupported(BreakCategory.CALL, "calling numpy.ndarray over a buffer, with strides or an offset")
+    return NumpyFunctionVar(np.empty, ops.REGISTRY["empty"]).call(frame, args, kwargs)
+
+
 _CONVERSIONS = ("array", "asarray", "asanyarray")
 # Ops that convert their first argument with np.asarray / np.asanyarray before anything else.
 _READ_AS_ARRAY = {*_CONVERSIONS, "sum", "prod", "mean", "max", "min", "argmax", "argmin", "std", "var", "any",

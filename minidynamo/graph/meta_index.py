@@ -277,7 +277,12 @@ def setitem_meta(x: Any, index: Any, value: Any) -> None:
     trimmed = tuple(vshape)
     while len(trimmed) > len(target) and trimmed[0] == 1:
         trimmed = trimmed[1:]
-    if len(trimmed) > len(target) or broadcast(trimmed, target) != tuple(target):
+    # x[mask] = values (nbody's `r[r > 0] = r[r > 0] ** -1.5` after its break): one value per True, a count
+    # only the run knows; NumPy compares the two before it writes anything and raises eager's ValueError.
+    whole_mask = len(items) == 1 and is_spec(items[0]) and items[0].dtype == np.bool_ and items[0].ndim == x.ndim
+    if whole_mask and len(trimmed) == 1:
+        pass
+    elif len(trimmed) > len(target) or broadcast(trimmed, target) != tuple(target):
         hint = " (the boolean mask's count is data-dependent)" if has_bool_mask(index) else ""
         raise MetaError(f"setitem: could not broadcast input array from shape {vshape} into shape "
                         f"{tuple(target)}{hint}")

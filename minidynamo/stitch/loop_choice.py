@@ -11,17 +11,20 @@ compiled one does past the cache limit (partial.py), so the choice never changes
 Protocol, per entry call: `t = choice.begin()`, then `choice.end(t, plain(...))` when `t & 1`, else
 `choice.end(t, driven(...))`. A token above 1 carries the start time (times are of whole continuations:
 this loop, the loops in it, and the rest of the function, the same work either way). The first call is
-never timed (it captures the bodies); then both ways are timed twice, alternately, and the faster by their
-best times is kept; the other way is re-timed after an interval that doubles while the choice holds, and
-that is at least 100 calls per unit of the other way's extra cost, so each re-check costs about 1% of the
-calls since the last.
+never timed (it captures the bodies); then both ways are timed twice, alternately, in the thread's CPU time
+(see _NS), and the faster by their best times is kept; the other way is re-timed after an interval that
+doubles while the choice holds, and that is at least 100 calls per unit of the other way's extra cost, so
+each re-check costs about 1% of the calls since the last.
 """
 
 from __future__ import annotations
 
 import time
 
-_NS = time.perf_counter_ns
+# The calling thread's CPU time where the clock is fine-grained (Linux, macOS): on a shared machine wall time
+# counts the time other programs hold the core, and a driven way 10% slower (mandelbrot1) won half the
+# decisions on that noise. Both ways wait for the same I/O and worker threads, so CPU time ranks them alike.
+_NS = time.thread_time_ns if time.get_clock_info("thread_time").resolution <= 1e-6 else time.perf_counter_ns
 
 
 class LoopChoice:

@@ -12,12 +12,17 @@ benchmarks/npbench.py); without one its rows are skipped. `--save-before` stores
 column (benchmarks/results/real_code_before.json) that later runs print beside their own.
 
     python -m benchmarks.real_code [--quick] [--npbench DIR] [--presets S,M] [--only adi,crc16]
+
+A full run can be split across processes (the M preset alone takes an hour on a loaded 2-core machine):
+each part saves its rows with `--rows-out part.json`, and `--from a.json,b.json` writes the table of all
+their rows without timing anything.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import json
 import math
@@ -182,6 +187,19 @@ def render(rows: list[Row], before: dict[str, float], quick: bool) -> str:
     return "\n".join(text)
 
 
+def save_rows(rows: list[Row], path: str) -> None:
+    pathlib.Path(path).write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1) + "\n")
+
+
+def load_rows(paths: list[str]) -> list[Row]:
+    rows = []
+    for path in paths:
+        for item in json.loads(pathlib.Path(path).read_text()):
+            ratio = Spread(**item.pop("ratio")) if item["ratio"] is not None else item.pop("ratio")
+            rows.append(Row(**{**item, "ratio": ratio}))
+    return rows
+
+
 def main(quick: bool = False, argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.real_code")
     parser.add_argument("--quick", action="store_true")
@@ -190,23 +208,31 @@ def main(quick: bool = False, argv: list[str] | None = None) -> dict:
     parser.add_argument("--only", default=None, help="comma-separated case names")
     parser.add_argument("--no-models", action="store_true")
     parser.add_argument("--save-before", action="store_true", help="store these ratios as the before column")
+    parser.add_argument("--rows-out", default=None, help="also save the rows as JSON (one part of a split run)")
+    parser.add_argument("--from", dest="parts", default=None, help="comma-separated --rows-out files: write "
+                        "the table of their rows, timing nothing")
     args = parser.parse_args(argv if argv is not None else [])
     quick = quick or args.quick
     one_blas_thread()
     only = set(args.only.split(",")) if args.only else None
     presets = (args.presets or ("S" if quick else "S,M")).split(",")
     root = pathlib.Path(args.npbench)
-    rows = npbench_rows(root, presets, only, quick) if (root / "bench_info").is_dir() else []
-    if not args.no_models:
-        rows += model_rows(only, quick)
+    if args.parts:
+        rows = load_rows(args.parts.split(","))
+    else:
+        rows = npbench_rows(root, presets, only, quick) if (root / "bench_info").is_dir() else []
+        if not args.no_models:
+            rows += model_rows(only, quick)
+    if args.rows_out:
+        save_rows(rows, args.rows_out)
     before = json.loads(BEFORE.read_text()) if BEFORE.exists() else {}
     if args.save_before:
         before = {**before, **{r.key: r.ratio.median for r in rows if r.ratio is not None}}
         BEFORE.write_text(json.dumps(before, indent=1, sort_keys=True) + "\n")
     body = render(rows, before, quick)
-    if not (root / "bench_info").is_dir():
+    if not args.parts and not (root / "bench_info").is_dir():
         body += f"\n\nNPBench rows skipped: no checkout at {root} (see benchmarks/npbench.py)."
-    if only is None:
+    if only is None and (args.parts or not args.rows_out):      # a part of a split run writes no table
         write("real_code", "Real code: compiled against eager", body, quick)
     print(body)
     return summary(rows)

@@ -165,3 +165,20 @@ def test_capture_time_sees_every_capture_of_a_case():
     fuzz = capture_time.fuzz_cases(range(208, 209))[0]     # breaks: resume functions are captured too
     _, timed, equal = capture_time.run_case(fuzz, check=True)
     assert equal and len(timed) > 3 and all(seconds >= 0 for _, seconds in timed)
+
+
+def test_real_code_parts_of_a_split_run_render_as_one_table(tmp_path, capsys):
+    """benchmarks/real_code.py --rows-out saves a part's rows; --from renders them (ratios, causes, errors)
+    without timing anything. (--only keeps both runs from writing results/real_code.md.)"""
+    from benchmarks import real_code
+    from benchmarks.timing import Spread
+    rows = [real_code.Row("npbench/S/adi", 2e6, Spread(1.01, 0.99, 1.05, 7), "—"),
+            real_code.Row("npbench/M/spmv", float("nan"), None, "", "inputs not built: ImportError: scipy"),
+            real_code.Row("models/random_walk", 4e5, Spread(0.98, 0.97, 1.0, 15), "1 loop nest(s) run as plain")]
+    part = tmp_path / "a.json"
+    real_code.save_rows(rows, str(part))
+    again = real_code.load_rows([str(part)])
+    assert [(r.key, r.ratio, r.causes, r.error) for r in again] == [(r.key, r.ratio, r.causes, r.error) for r in rows]
+    stats = real_code.main(argv=["--from", str(part), "--only", "none"])
+    assert stats["npbench/S"]["geomean"] == 1.01 and stats["npbench/M"]["failed"] == 1
+    assert "inputs not built" in capsys.readouterr().out

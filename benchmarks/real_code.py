@@ -14,7 +14,7 @@ column (benchmarks/results/real_code_before.json) that later runs print beside t
     python -m benchmarks.real_code [--quick] [--npbench DIR] [--presets S,M] [--only adi,crc16]
 
 A full run can be split across processes (the M preset alone takes an hour on a loaded 2-core machine):
-each part saves its rows with `--rows-out part.json`, and `--from a.json,b.json` writes the table of all
+each part saves its rows with `--rows-out part.json` (after each row), and `--from a.json,b.json` writes the table of all
 their rows without timing anything.
 """
 
@@ -99,7 +99,8 @@ def measure(key: str, fn: Callable, fresh: Callable[[], tuple], rounds: int, bat
     return Row(key, eager, ratio, found.text(statistics.median(c) - eager))
 
 
-def npbench_rows(root: pathlib.Path, presets: list[str], only: set[str] | None, quick: bool) -> list[Row]:
+def npbench_rows(root: pathlib.Path, presets: list[str], only: set[str] | None, quick: bool,
+                 done: Callable[[Row], None] = lambda row: None) -> list[Row]:
     names = [n for n in npbench.names(root) if only is None or n in only]
     rows = []
     progress = Progress("npbench", len(names) * len(presets))
@@ -115,11 +116,12 @@ def npbench_rows(root: pathlib.Path, presets: list[str], only: set[str] | None, 
                 row = measure(key, kernel.fn, kernel.fresh, rounds, 2e6 if quick else 2e7,
                               120.0 if quick else 900.0)
             rows.append(row)
+            done(row)
             progress.step(f"{preset} {name}: {_ratio_text(row)}")
     return rows
 
 
-def model_rows(only: set[str] | None, quick: bool) -> list[Row]:
+def model_rows(only: set[str] | None, quick: bool, done: Callable[[Row], None] = lambda row: None) -> list[Row]:
     cases = [c for c in CASES if only is None or c.name in only]
     progress = Progress("models", len(cases))
     rows = []
@@ -127,6 +129,7 @@ def model_rows(only: set[str] | None, quick: bool) -> list[Row]:
         fn, fresh = case.build()
         row = measure(f"models/{case.name}", fn, fresh, 5 if quick else 15, 5e6 if quick else 4e7, 300.0)
         rows.append(row)
+        done(row)
         progress.step(f"{case.name}: {_ratio_text(row)}")
     return rows
 
@@ -220,11 +223,15 @@ def main(quick: bool = False, argv: list[str] | None = None) -> dict:
     if args.parts:
         rows = load_rows(args.parts.split(","))
     else:
-        rows = npbench_rows(root, presets, only, quick) if (root / "bench_info").is_dir() else []
+        so_far: list[Row] = []
+
+        def done(row: Row) -> None:         # a part saves each row as it comes (a stopped part keeps them)
+            so_far.append(row)
+            if args.rows_out:
+                save_rows(so_far, args.rows_out)
+        rows = npbench_rows(root, presets, only, quick, done) if (root / "bench_info").is_dir() else []
         if not args.no_models:
-            rows += model_rows(only, quick)
-    if args.rows_out:
-        save_rows(rows, args.rows_out)
+            rows += model_rows(only, quick, done)
     before = json.loads(BEFORE.read_text()) if BEFORE.exists() else {}
     if args.save_before:
         before = {**before, **{r.key: r.ratio.median for r in rows if r.ratio is not None}}

@@ -237,7 +237,9 @@ def main(quick: bool = False, argv: list[str] | None = None) -> dict:
         before = {**before, **{r.key: r.ratio.median for r in rows if r.ratio is not None}}
         BEFORE.write_text(json.dumps(before, indent=1, sort_keys=True) + "\n")
     body = render(rows, before, quick)
-    if not args.parts and not (root / "bench_info").is_dir():
+    if args.parts:
+        body += f"\n\nRows gathered from {len(args.parts.split(','))} part(s) of a split run (--from)."
+    elif not (root / "bench_info").is_dir():
         body += f"\n\nNPBench rows skipped: no checkout at {root} (see benchmarks/npbench.py)."
     if only is None and (args.parts or not args.rows_out):      # a part of a split run writes no table
         write("real_code", "Real code: compiled against eager", body, quick)

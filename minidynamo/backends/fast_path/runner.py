@@ -50,6 +50,9 @@ class Region:
         self.threads = threads
         self.block_bytes = block_bytes or layout.DEFAULT_BLOCK_BYTES
         self.forced = min_bytes == 0
+        # a region of symbolic sizes first reads one row-blocked input's bytes (a small call: one compare)
+        self.gate = next((i for i, r in enumerate(spec.roles) if r is Role.BLOCKED), None) \
+            if any(s.node.spec.is_symbolic for s in spec.steps) and min_bytes else None
         self.stats: collections.Counter = collections.Counter()
         self.dtypes = [s.node.spec.dtype for s in spec.steps]
         self.static_shapes = None if any(s.node.spec.is_symbolic for s in spec.steps) else \
@@ -74,8 +77,8 @@ class Region:
                 self.stats["skip"] += 1
                 return None
         try:
-            if self.static_shapes is None and _input_bytes(inputs) * 8 < self.min_bytes:
-                self.stats["small"] += 1        # (a cheap first look: its inputs hold too little)
+            if self.gate is not None and inputs[self.gate].nbytes * 8 < self.min_bytes:
+                self.stats["small"] += 1        # (a cheap first look: its rows hold too little)
                 return None
             shapes = self.static_shapes or _shapes(self.spec, inputs)
             if self.static_shapes is None and max(math.prod(s) * d.itemsize for s, d in zip(shapes, self.dtypes)) \
@@ -175,10 +178,6 @@ class _Job:
                     region.block(plan, r0, r1, self.views, bufs)
         except Exception as e:   # noqa: BLE001 -- FloatingPointError, or whatever eager would raise too
             self.failed = e
-
-
-def _input_bytes(inputs: tuple) -> int:
-    return sum(v.nbytes for v in inputs if type(v) is np.ndarray)
 
 
 def _shapes(spec: RegionSpec, inputs: tuple) -> list[tuple]:

@@ -288,14 +288,13 @@ def _merge(frame: "Frame", pred: ArrayVar, arms: dict, join: int, hoisted: list[
 def make_cond(graph: Graph, pred: Node, arms: list[tuple[list[Node], list[Node]]]) -> Node:
     """Append a cond node on `pred` made of two arms (true first), each (nodes recorded in the arm, its
     outputs); its operands are the values from before the branch that the arms read."""
-    outer = set(map(id, graph.nodes))
     operands: list[Node] = []
     for nodes, outs in arms:
         inside = set(map(id, nodes))
         for node in [a for n in nodes for a in n.inputs()] + outs:
             if id(node) in inside:
                 continue
-            if id(node) not in outer:
+            if not graph.holds(node):
                 raise NotFoldable("an arm reads a value made in the other arm")
             if all(node is not o for o in operands):
                 operands.append(node)

@@ -245,10 +245,12 @@ def map_nodes(value: Any, fn: Callable[[Node], Any]) -> Any:
     """Rebuild a nested argument value with every Node replaced by fn(node)."""
     if isinstance(value, Node):
         return fn(value)
+    # (list comprehensions, which 3.12+ inline, and no call per leaf: capture maps every op's arguments)
     if isinstance(value, tuple):
-        return tuple(map_nodes(v, fn) for v in value)
+        return tuple([fn(v) if isinstance(v, Node) else map_nodes(v, fn) if isinstance(v, _NESTED) else v
+                      for v in value])
     if isinstance(value, list):
-        return [map_nodes(v, fn) for v in value]
+        return [fn(v) if isinstance(v, Node) else map_nodes(v, fn) if isinstance(v, _NESTED) else v for v in value]
     if isinstance(value, dict):
         return {k: map_nodes(v, fn) for k, v in value.items()}
     if isinstance(value, slice):
@@ -321,11 +323,15 @@ class Graph:
         spec = ArraySpec.of(value) if isinstance(value, (np.ndarray, np.generic)) else None
         return self._append(Node(CONST, None, (), {}, spec, self._fresh(), value=value))
 
+    def holds(self, node: Node) -> bool:
+        """Whether `node` is one of this graph's nodes (its index says where it stands: no scan)."""
+        return 0 <= node.index < len(self.nodes) and self.nodes[node.index] is node
+
     def call(self, op: str, target: Callable, args: tuple = (), kwargs: dict | None = None,
              spec: Spec = None) -> Node:
         """Append a call of `target` (registered as `op`) and return its node."""
         for n in iter_nodes((args, kwargs or {})):
-            if n.index < 0 or n.index >= len(self.nodes) or self.nodes[n.index] is not n:
+            if not self.holds(n):
                 raise ValueError(f"{op}: argument {n.name} is not a node of graph {self.name}")
         node = self._append(Node(op, target, args, kwargs or {}, spec, self._fresh()))
         if self.on_call is not None:

@@ -501,7 +501,10 @@ def _exact_quotient(a: dict, b: dict) -> dict | None:
 
 
 def _mul_interval(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
-    products = [0.0 if (x == 0 or y == 0) else x * y for x in a for y in b]
+    # (0 * inf is 0 here; written out, not as a comprehension: bounds() multiplies per atom of every decision)
+    (a0, a1), (b0, b1) = a, b
+    products = (0.0 if (a0 == 0 or b0 == 0) else a0 * b0, 0.0 if (a0 == 0 or b1 == 0) else a0 * b1,
+                0.0 if (a1 == 0 or b0 == 0) else a1 * b0, 0.0 if (a1 == 0 or b1 == 0) else a1 * b1)
     return min(products), max(products)
 
 

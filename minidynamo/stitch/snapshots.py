@@ -79,9 +79,12 @@ def _part(target: Any, index: Any, arrays: dict[int, str], names: dict[int, str]
     return target, "(" + "".join(t + ", " for t in texts) + ")"
 
 
-def _sources(target: Any, arrays: dict[int, str]) -> list[Node]:
-    """Every input array `target` is made from (over-approximate: a view may share any one's memory)."""
-    found, seen, stack = [], set(), list(iter_nodes(target))
+def _sources(target: Any, arrays: dict[int, str], seen: set[int]) -> list[Node]:
+    """The input arrays `target` is made from (over-approximate: a view may share any one's memory) that an
+    earlier walk sharing `seen` did not find: a node it visited is skipped with everything it reads, which
+    that walk found already, in the same order (a depth-first walk per written value was quadratic: an
+    unrolled loop writing `acc[j % n] += j` walked the whole graph before it at every write)."""
+    found, stack = [], list(iter_nodes(target))
     while stack:
         node = stack.pop()
         if id(node) in seen:
@@ -99,13 +102,14 @@ def written_parts(ctx: CaptureContext) -> list[tuple[str, str | None]]:
     names = {id(n): src.expr() for src, n in ctx.inputs}
     parts: dict[int, list[str] | None] = {}
     order: list[Node] = []
+    walked: set[int] = set()     # nodes _sources visited: their sources are whole-array parts already
     for node in ctx.mutating_nodes:
         setitem = node.op == "setitem"
         written = node.meta.get("writes", range(len(node.args)))     # (not recorded: every argument)
         targets = [node.args[i] for i in written if i < len(node.args)] + list(iter_nodes(node.kwargs.get("out")))
         for i, target in enumerate(targets):
             part = _part(target, node.args[1] if setitem and i == 0 else None, arrays, names)
-            bases = [part[0]] if part is not None else _sources(target, arrays)
+            bases = [part[0]] if part is not None else _sources(target, arrays, walked)
             for base in bases:
                 if id(base) not in parts:
                     parts[id(base)] = []

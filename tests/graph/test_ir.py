@@ -109,3 +109,14 @@ def test_counts_and_users():
     assert g.ops() == {"matmul": 1, "tanh": 1, "sum": 1}
     users = g.users()
     assert [u.op for u in users[g.nodes[0]]] == ["matmul"]
+
+
+def test_a_graph_holds_its_own_nodes_only():
+    g, other = Graph("g"), Graph("other")
+    x = g.add_input("x", ArraySpec((2,), np.float64))
+    y = g.call("neg", np.negative, (x,), spec=ArraySpec((2,), np.float64))
+    z = other.add_input("z", ArraySpec((2,), np.float64))
+    assert g.holds(x) and g.holds(y) and not g.holds(z) and not other.holds(x)
+    del g.nodes[1:]                     # cut, as a refused branch fold cuts its arm (index kept, stale)
+    w = g.call("neg", np.negative, (x,), spec=ArraySpec((2,), np.float64))
+    assert not g.holds(y) and g.holds(w) and w.index == y.index

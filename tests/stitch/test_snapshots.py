@@ -112,3 +112,36 @@ def test_take_and_put():
     y.flags.writeable = False
     snapshots.put(y, (0,), np.zeros(5))              # read-only: the graph never wrote it
     assert np.array_equal(y, grid())
+
+
+def log_then_write_temps(x, log):
+    log.append(0)                       # a visible write-back first: the graph's writes are snapshotted
+    acc = x * 1.0
+    for j in range(30):                 # unrolled: each write into a value made from x saves x whole
+        acc = acc * 0.5 + x
+        acc[j % 3] += j
+    x[0] = acc.sum()
+    return acc
+
+
+def test_sources_of_many_writes_are_found_in_one_walk(monkeypatch):
+    """Each write's input arrays were found by a walk over everything it is made from: an unrolled loop's
+    writes walked the graph once per write. One walk shared by the writes visits each node once."""
+    visits, sizes = [], []
+    inputs, written = snapshots.Node.inputs, snapshots.written_parts
+
+    def counting_inputs(node):
+        visits.append(1)
+        return inputs(node)
+
+    def counted(ctx):
+        sizes.append(len(ctx.graph.nodes))
+        monkeypatch.setattr(snapshots.Node, "inputs", counting_inputs)
+        try:
+            return written(ctx)
+        finally:
+            monkeypatch.setattr(snapshots.Node, "inputs", inputs)
+
+    monkeypatch.setattr(snapshots, "written_parts", counted)
+    check(log_then_write_temps, np.arange(6.0), [])
+    assert sizes and len(visits) <= sum(sizes)      # (a walk per write: 990 visits of 154 nodes)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..graph.ir import MethodCall, Node, PyScalarSpec
 from ..graph.ops import INPLACE_NAMES, REGISTRY
-from .lowering import numpy_surface_not_lowered
+from .lowering import SEQUENCE_OPERAND, converts_sequence, numpy_surface_not_lowered
 
 _REDUCE = frozenset({"axis", "keepdims", "dtype"})
 
@@ -150,6 +150,8 @@ def _is_operator(target: Any) -> bool:
 
 def refusal(op: str, target: Any, args: tuple, kwargs: dict) -> str | None:
     """Why `target(*args, **kwargs)` (recorded as `op`) cannot run on dask arrays, or None when it lowers."""
+    if converts_sequence(op, args):
+        return SEQUENCE_OPERAND
     if _is_inplace(target):
         return f"{op} writes into its left operand in place; a dask array is rebuilt instead (runs as Python)"
     ufunc = target if isinstance(target, np.ufunc) else _operator_ufunc(op, target)

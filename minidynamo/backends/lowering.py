@@ -71,6 +71,8 @@ class LoweringTable:
         if has_errstate(node):
             return Decision(node, Placement.NUMPY, "runs inside `with np.errstate(...)`: NumPy's own warnings "
                                                    "and FloatingPointError under that state")
+        if converts_sequence(node.op, node.args):
+            return Decision(node, Placement.NUMPY, SEQUENCE_OPERAND)
         rule = self.rules.get(node.op)
         if rule is None:
             reason = self.not_lowered.get(node.op, f"no {self.engine} lowering for op {node.op!r}")
@@ -80,6 +82,17 @@ class LoweringTable:
             if reason:
                 return Decision(node, Placement.NUMPY, reason)
         return Decision(node, Placement.ENGINE)
+
+
+# Ops whose sequence argument is a sequence of arrays by their API (joined, not converted), and indexing,
+# whose key is a tuple of indices.
+_JOINS = frozenset({"concatenate", "stack", "hstack", "vstack", "column_stack", "dstack", "getitem", "setitem"})
+SEQUENCE_OPERAND = "an operand is a list or tuple of graph values, which NumPy converts with np.asarray (not lowered)"
+
+
+def converts_sequence(op: str, args: tuple) -> bool:
+    """Whether a call hands NumPy a list or tuple holding graph values to convert (`[a, b] - m`)."""
+    return op not in _JOINS and any(isinstance(a, (list, tuple)) and iter_nodes(a) for a in args)
 
 
 @dataclass(frozen=True)

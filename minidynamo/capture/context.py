@@ -20,11 +20,11 @@ from ..graph import ops
 from ..backends import dask_lowering
 from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, RngSpec, iter_nodes, map_nodes
 from ..graph.errstate import ERRSTATE
-from ..graph.meta import DataDependentShape, MetaError
 from ..graph.symbolic import ShapeEnv
 from .frame import locate
-from .dynamic_shapes import STATIC, ShapePolicy, specialize, symbolic_spec
+from .dynamic_shapes import STATIC, ShapePolicy, symbolic_spec
 from .known_values import KnownValues
+from .op_meta import meta_spec
 from .lazy_dict import LazyDictVar
 from .side_effects import SideEffects
 from .sources import NamespaceSource, Source, input_name
@@ -428,16 +428,7 @@ class CaptureContext:
         to_spec = lambda n: _meta_value(n, opdef.symbolic_ints)  # noqa: E731
         s_args = [_spec_of_constant(a) for a in map_nodes(g_args, to_spec)]
         s_kwargs = {k: _spec_of_constant(v) for k, v in map_nodes(g_kwargs, to_spec).items()}
-        if not opdef.symbolic:
-            s_args, s_kwargs = specialize(self.shape_env, s_args), specialize(self.shape_env, s_kwargs)
-        try:
-            spec = opdef.meta(*s_args, **s_kwargs)
-        except DataDependentShape as e:
-            raise unsupported(BreakCategory.DATA_DEPENDENT, f"{opdef.name}: {e}") from None
-        except MetaError as e:
-            raise unsupported(BreakCategory.EXCEPTION, f"{opdef.name}: {e}") from None
-        except (TypeError, ValueError, NotImplementedError) as e:
-            raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} with these arguments: {e}") from None
+        spec = meta_spec(opdef, self.shape_env, s_args, s_kwargs)
         if lazy is not None:    # dask reduces to a 0-d dask array where NumPy gives a NumPy scalar
             spec = _unscalar(spec)
         node = self.graph.call(opdef.name, target, g_args, g_kwargs, spec=spec)

@@ -25,6 +25,11 @@ class MetaError(ValueError):
     """The op would fail in NumPy for these argument specs."""
 
 
+class MetaUnsupported(MetaError):
+    """The rule does not model these arguments (a keyword, an operand kind, a mode): a limitation of capture,
+    not an error NumPy would raise, so the break reads as unsupported, never as the program's exception."""
+
+
 class DataDependentShape(MetaError):
     """The result's shape depends on array values (a boolean mask's count, nonzero): not a NumPy error, a
     graph break of the data-dependent kind."""
@@ -95,14 +100,14 @@ def as_spec(value: Any, what: str = "operand") -> ArraySpec:
         return _sequence_spec(value, what)
     if isinstance(value, range):     # np.asarray(range(n)): int64 (empty: float64)
         if value and not -2**63 <= min(value[0], value[-1]) <= max(value[0], value[-1]) < 2**63:
-            raise MetaError(f"unsupported {what} {value!r}: items beyond int64")
+            raise MetaUnsupported(f"unsupported {what} {value!r}: items beyond int64")
         return ArraySpec((len(value),), np.dtype(np.int64 if value else np.float64))
-    raise MetaError(f"unsupported {what} {value!r} of type {type(value).__name__}")
+    raise MetaUnsupported(f"unsupported {what} {value!r} of type {type(value).__name__}")
 
 
 def _sequence_spec(value: list | tuple, what: str) -> ArraySpec:
     if any(is_spec(v) for v in value):
-        raise MetaError(f"unsupported {what}: a sequence that mixes arrays into a list")
+        return _array_list_spec(value, what)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -110,8 +115,35 @@ def _sequence_spec(value: list | tuple, what: str) -> ArraySpec:
         except ValueError as e:
             raise MetaError(f"{what}: {e}") from None
     if arr.dtype == object:
-        raise MetaError(f"unsupported {what} {value!r}")
+        raise MetaUnsupported(f"unsupported {what} {value!r}")
     return ArraySpec(arr.shape, arr.dtype)
+
+
+def _array_list_spec(items: list | tuple, what: str) -> ArraySpec:
+    """np.asarray of a sequence holding array values (`np.max(denom_vals)` over a list of NumPy scalars): one
+    new axis over items of one shape (Python numbers only beside 0-d items); the dtype is what np.asarray
+    discovers for such items, learnt from 0-d probes of them."""
+    if any(isinstance(v, (list, tuple)) or not (is_spec(v) or isinstance(v, PYTHON_SCALARS)) for v in items):
+        raise MetaUnsupported(f"unsupported {what}: a nested sequence of arrays")
+    shape = next(v.shape for v in items if is_spec(v))
+    item_shape = lambda v: v.shape if is_spec(v) else ()  # noqa: E731
+    if any(len(item_shape(v)) != len(shape) or not all(map(same_size, item_shape(v), shape)) for v in items):
+        raise MetaUnsupported(f"unsupported {what}: a sequence of arrays of different shapes")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            dtype = np.asarray([np.zeros((), v.dtype) if is_spec(v) else v for v in items]).dtype
+        except (TypeError, ValueError, OverflowError) as e:
+            raise MetaUnsupported(f"unsupported {what}: {e}") from None
+    if dtype.hasobject:
+        raise MetaUnsupported(f"unsupported {what}: a sequence NumPy converts to an object array")
+    return ArraySpec((len(items), *shape), dtype)
+
+
+def is_array_like(value: Any) -> bool:
+    """A list or tuple NumPy converts with np.asarray where an operand is expected (numbers, arrays)."""
+    return isinstance(value, (list, tuple)) and all(isinstance(v, (*PYTHON_SCALARS, list, tuple, ArraySpec))
+                                                    for v in value)
 
 
 def normalize_axis(axis: Any, ndim: int, what: str = "axis") -> int:
@@ -234,7 +266,7 @@ def result_dtype(what: str, fn: Callable, *args: Any, **kwargs: Any) -> np.dtype
 def reject_keywords(what: str, kwargs: dict, allowed: tuple[str, ...] = ()) -> None:
     bad = sorted(k for k in kwargs if k not in allowed)
     if bad:
-        raise MetaError(f"{what}: unsupported keyword {bad[0]!r}")
+        raise MetaUnsupported(f"{what}: unsupported keyword {bad[0]!r}")
 
 
 def spec_like(shape: tuple[int, ...], dtype: Any, scalar_if_0d: bool) -> ArraySpec:
@@ -268,9 +300,14 @@ def _split_out(uf: np.ufunc, args: tuple, kwargs: dict) -> tuple[tuple, tuple | 
     return operands, tuple(outs)
 
 
-def _check_operand(name: str, value: Any) -> None:
-    if not (is_spec(value) or isinstance(value, PYTHON_SCALARS)):
-        raise MetaError(f"{name}: unsupported operand {value!r} of type {type(value).__name__}")
+def _operand(name: str, value: Any) -> Any:
+    """An operand as a rule sees it: a spec, a weak Python scalar, or a list/tuple NumPy converts to an array
+    (its spec: `np.exp([a, b])`, `x == [1, 0, -1]`)."""
+    if is_spec(value) or isinstance(value, PYTHON_SCALARS):
+        return value
+    if is_array_like(value):
+        return as_spec(value)
+    raise MetaUnsupported(f"{name}: unsupported operand of type {type(value).__name__}")
 
 
 def _check_where(name: str, where: Any) -> None:
@@ -289,8 +326,7 @@ def ufunc_meta(uf: np.ufunc) -> Callable[..., Any]:
     def rule(*args: Any, **kwargs: Any) -> Any:
         reject_keywords(uf.__name__, kwargs, UFUNC_KEYWORDS)
         operands, outs = _split_out(uf, args, kwargs)
-        for v in operands:
-            _check_operand(uf.__name__, v)
+        operands = tuple(_operand(uf.__name__, v) for v in operands)
         where = kwargs.get("where", True)
         shapes = [v.shape for v in operands + (where,) if is_spec(v)]
         shape = broadcast(*shapes) if shapes else ()
@@ -326,14 +362,15 @@ def binary_operator_meta(fn: Callable, uf: np.ufunc) -> Callable[..., ArraySpec]
         from .meta_linalg import matmul_meta
 
         def matmul_rule(a: Any, b: Any) -> ArraySpec:
+            if is_array_like(a) or is_array_like(b):
+                raise MetaUnsupported("matmul: unsupported: a list or tuple operand of @")
             spec = matmul_meta(a, b)
             return spec_like(spec.shape, result_dtype("@", fn, probe(a, (1,) * a.ndim),
                                                       probe(b, (1,) * b.ndim)), True)
         return matmul_rule
 
     def rule(a: Any, b: Any) -> ArraySpec:
-        _check_operand(uf.__name__, a)
-        _check_operand(uf.__name__, b)
+        a, b = _sequence_operands(fn, uf.__name__, a, b)
         shape = broadcast(*(v.shape for v in (a, b) if is_spec(v)))
         kind, (dtype,) = probed_dtypes(uf.__name__, fn, a, b)
         if kind in (bool, int, float, complex):
@@ -347,12 +384,34 @@ def binary_operator_meta(fn: Callable, uf: np.ufunc) -> Callable[..., ArraySpec]
     return rule
 
 
+# Operators that a list or tuple beside an ndarray reaches as NumPy's (the sequence converted by np.asarray):
+# Python's list has no slot for them, so the array's reflected method runs. `*` only beside an ndarray: with a
+# NumPy scalar, Python's sequence repetition runs first (`[a, b] * np.int64(2)` is a list of four).
+_SEQUENCE_OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+                       operator.pow, operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge}
+
+
+def _sequence_operands(fn: Callable, name: str, a: Any, b: Any) -> tuple[Any, Any]:
+    """Both operands of a Python operator as specs or weak scalars; a list or tuple operand becomes the array
+    NumPy makes of it, where Python hands it to NumPy (see _SEQUENCE_OPERATORS)."""
+    seq = [is_array_like(v) for v in (a, b)]
+    if any(seq):
+        other = b if seq[0] else a
+        if fn not in _SEQUENCE_OPERATORS or not is_spec(other) or (fn is operator.mul and other.scalar):
+            raise MetaUnsupported(f"{name}: unsupported: a list or tuple operand of {fn.__name__} beside "
+                                  f"{'a NumPy scalar' if is_spec(other) else 'this value'}")
+    return _operand(name, a), _operand(name, b)
+
+
 def inplace_operator_meta(fn: Callable, binary: Callable[..., ArraySpec]) -> Callable[..., ArraySpec]:
     """`a <op>= b`: writes into an ndarray `a` (its spec is the result); on a NumPy scalar it only rebinds,
     so the result is the plain binary result."""
 
     def rule(a: Any, b: Any) -> ArraySpec:
+        if is_array_like(a):    # `lst += x` extends the list, `tup += x` rebinds: Python's, not NumPy's
+            raise MetaUnsupported(f"{fn.__name__}: unsupported: an in-place operator on a list or tuple")
         result = binary(a, b)
+        b = _operand(fn.__name__, b)
         if not is_spec(a) or a.scalar:
             return result
         if fn is operator.imatmul:      # NumPy runs np.matmul(a, b, out=a): the gufunc output rule
@@ -373,7 +432,8 @@ def inplace_operator_meta(fn: Callable, binary: Callable[..., ArraySpec]) -> Cal
 
 def unary_operator_meta(fn: Callable, uf: np.ufunc) -> Callable[..., ArraySpec]:
     def rule(a: Any) -> ArraySpec:
-        _check_operand(uf.__name__, a)
+        if not (is_spec(a) or isinstance(a, PYTHON_SCALARS)):
+            raise MetaUnsupported(f"{uf.__name__}: unsupported operand of type {type(a).__name__}")
         return spec_like(a.shape if is_spec(a) else (), probed_dtypes(uf.__name__, fn, a)[1][0], True)
 
     rule.__name__ = f"{fn.__name__}_meta"

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import NOVALUE, DataDependentShape, MetaError, as_spec, broadcast, is_spec, probe, reject_keywords, result_dtype
+from .meta import (NOVALUE, DataDependentShape, MetaError, MetaUnsupported, as_spec, broadcast, is_spec, probe,
+                   reject_keywords, result_dtype)
 from .meta_shape import int_tuple
 from .symbolic import Sym
 
@@ -179,7 +180,7 @@ def linspace_meta(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, r
                   dtype: Any = None, axis: Any = 0, **kwargs: Any) -> ArraySpec:
     reject_keywords("linspace", kwargs, ("device",))
     if retstep:
-        raise MetaError("linspace: unsupported keyword 'retstep' (its step is a Python float)")
+        raise MetaUnsupported("linspace: unsupported keyword 'retstep' (its step is a Python float)")
     if not all(isinstance(v, (bool, int, float, complex)) for v in (start, stop)):
         raise MetaError("linspace: only Python-number start and stop are supported")
     try:
@@ -248,16 +249,16 @@ def array_meta(obj: Any, dtype: Any = None, *, copy: Any = True) -> ArraySpec:
     copy=True is np.array's default, spelled out (ILearnDeepLearning's layers keep `np.array(x, copy=True)`);
     copy=False/None may return the input itself, which is not modelled."""
     if copy is not True:
-        raise MetaError("array(): unsupported: copy= other than True (the result may be the input itself)")
+        raise MetaUnsupported("array(): unsupported: copy= other than True (the result may be the input itself)")
     if is_spec(obj):
         spec = as_spec(obj)
         return ArraySpec(spec.shape, spec.dtype if dtype is None else _dtype(dtype, source=spec.dtype))
     if not _literal(obj):
-        raise MetaError("array(): only arrays and Python number literals are captured")
+        raise MetaUnsupported("array(): only arrays and Python number literals are captured")
     try:
         result = np.asarray(obj, dtype=None if dtype is None else _dtype(dtype))
     except (TypeError, ValueError, OverflowError) as e:
         raise MetaError(f"array(): {e}") from None
     if result.dtype.hasobject:
-        raise MetaError("array(): object arrays are not captured")
+        raise MetaUnsupported("array(): object arrays are not captured")
     return ArraySpec(result.shape, result.dtype)

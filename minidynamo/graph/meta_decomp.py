@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import MetaError, as_spec, run_probe, spec_like
+from .meta import MetaError, MetaUnsupported, as_spec, run_probe, spec_like
 
 
 class NamedSpecs(tuple):
@@ -110,7 +110,7 @@ def eigvalsh_meta(a: Any, UPLO: str = "L") -> ArraySpec:
 def _complex_only(name: str, x: ArraySpec) -> None:
     """A real matrix gets real or complex eigenvalues depending on its values: a data-dependent dtype."""
     if x.dtype.kind != "c":
-        raise MetaError(f"{name}: unsupported: the result dtype of a real matrix depends on its values "
+        raise MetaUnsupported(f"{name}: unsupported: the result dtype of a real matrix depends on its values "
                         "(data-dependent)")
 
 
@@ -166,7 +166,7 @@ def lstsq_meta(a: Any, b: Any, rcond: Any = None) -> tuple[ArraySpec, ...]:
         raise MetaError("lstsq: Incompatible dimensions")
     dts = _dtypes("lstsq", np.linalg.lstsq, x, np.ones(tuple(min(d, 1) for d in y.shape), y.dtype), rcond)
     if m > n:
-        raise MetaError("lstsq: unsupported: with more rows than columns the residuals' length depends on the "
+        raise MetaUnsupported("lstsq: unsupported: with more rows than columns the residuals' length depends on the "
                         "rank (data-dependent)")
     cols = y.shape[1:]
     return (ArraySpec((n,) + cols, dts[0]), ArraySpec((0,), dts[1]), ArraySpec((), dts[2], scalar=True),

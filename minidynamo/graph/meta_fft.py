@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import MetaError, as_spec, normalize_axis, reject_keywords, run_probe, spec_like
+from .meta import MetaError, MetaUnsupported, as_spec, normalize_axis, reject_keywords, run_probe, spec_like
 
 _ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
 
@@ -47,7 +47,7 @@ def one_axis_meta(fn: Callable) -> Callable[..., ArraySpec]:
 
     def rule(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = None) -> ArraySpec:
         if out is not None:
-            raise MetaError(f"{name}: unsupported keyword 'out'")
+            raise MetaUnsupported(f"{name}: unsupported keyword 'out'")
         x = as_spec(a)
         # The probe checks axis and norm and gives the dtype (two points: irfft of one point is empty).
         probe_n = 2 if name in ("irfft", "hfft") else None
@@ -70,7 +70,7 @@ def _nd_axes(x: ArraySpec, s: Any, axes: Any, default_2d: bool) -> tuple[list[in
     if s is not None and not isinstance(s, (tuple, list)):
         raise MetaError("fftn: s must be a sequence of integers")
     if s is not None and any(v is None for v in s):
-        raise MetaError("fftn: unsupported None in s (deprecated by NumPy)")
+        raise MetaUnsupported("fftn: unsupported None in s (deprecated by NumPy)")
     if axes is None:
         if default_2d:
             axes = (-2, -1)
@@ -82,7 +82,7 @@ def _nd_axes(x: ArraySpec, s: Any, axes: Any, default_2d: bool) -> tuple[list[in
         raise MetaError("Shape and axes have different lengths.")
     ax = [normalize_axis(a, x.ndim) for a in axes]
     if len(set(ax)) != len(ax):     # repeated axes: NumPy's result depends on which pass runs last
-        raise MetaError("fftn: unsupported: repeated axes")
+        raise MetaUnsupported("fftn: unsupported: repeated axes")
     return ax, (None if s is None else list(s))
 
 
@@ -97,7 +97,7 @@ def many_axes_meta(fn: Callable, default_2d: bool) -> Callable[..., ArraySpec]:
     def rule(a: Any, s: Any = None, axes: Any = None if not default_2d else (-2, -1), norm: Any = None,
              out: Any = None) -> ArraySpec:
         if out is not None:
-            raise MetaError(f"{name}: unsupported keyword 'out'")
+            raise MetaUnsupported(f"{name}: unsupported keyword 'out'")
         x = as_spec(a)
         ax, sizes = _nd_axes(x, s, axes, default_2d)
         if not ax:

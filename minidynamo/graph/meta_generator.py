@@ -20,7 +20,7 @@ import numpy as np
 
 from . import meta_random as RND
 from .ir import ArraySpec, PyScalarSpec, RngSpec
-from .meta import MetaError, as_spec, broadcast, is_spec, run_probe
+from .meta import MetaError, MetaUnsupported, as_spec, broadcast, is_spec, run_probe
 from .symbolic import Sym
 
 # Generator methods of the form draw(*parameters, size=None, [dtype, endpoint, method, out]).
@@ -57,7 +57,7 @@ def _bind(name: str, args: tuple, kwargs: dict) -> dict[str, Any]:
     values = dict(bound.arguments)
     del values["self"]
     if values.get("out") is not None:
-        raise MetaError(f"Generator.{name}: unsupported: out=")
+        raise MetaUnsupported(f"Generator.{name}: unsupported: out=")
     return values
 
 
@@ -67,7 +67,7 @@ def _spec_of(what: str, res: Any, shape: tuple) -> ArraySpec:
     if type(res) in (int, float) and shape == ():      # a Python number, known only when the graph runs
         return PyScalarSpec(type(res))
     if not isinstance(res, np.ndarray):
-        raise MetaError(f"{what}: unsupported: without a size the draw is a Python number")
+        raise MetaUnsupported(f"{what}: unsupported: without a size the draw is a Python number")
     return ArraySpec(shape, res.dtype)
 
 
@@ -103,15 +103,15 @@ def generator_choice_meta(rng: RngSpec, *args: Any, **kwargs: Any) -> ArraySpec:
     values = _bind("choice", args, kwargs)
     a, size = values["a"], RND.size_shape(values.get("size"))
     if is_spec(values.get("p")):
-        raise MetaError("Generator.choice: unsupported: p as an array (its values are checked)")
+        raise MetaUnsupported("Generator.choice: unsupported: p as an array (its values are checked)")
     if values.get("axis", 0) != 0:
-        raise MetaError("Generator.choice: unsupported: axis other than 0")
+        raise MetaUnsupported("Generator.choice: unsupported: axis other than 0")
     probe = dict(values)
     if size is not None and values.get("replace", True):
         probe["size"] = _unit_shape(size)        # with replacement, only the population decides errors
     if is_spec(a):
         if a.ndim != 1 or a.scalar:
-            raise MetaError("Generator.choice: unsupported: a must be a 1-d array")
+            raise MetaUnsupported("Generator.choice: unsupported: a must be a 1-d array")
         probe["a"] = np.zeros(operator.index(a.shape[0]), a.dtype)    # the population size decides errors
     res = run_probe("Generator.choice", _private().choice, **probe)
     return _spec_of("Generator.choice", res, () if size is None else size)
@@ -121,7 +121,7 @@ def generator_permutation_meta(rng: RngSpec, x: Any, axis: int = 0) -> ArraySpec
     """A shuffled copy of x (an array of at least one dimension) or of arange(n)."""
     if is_spec(x):
         if x.ndim == 0 or x.scalar:
-            raise MetaError("Generator.permutation: unsupported: a 0-d x has a data-dependent length")
+            raise MetaUnsupported("Generator.permutation: unsupported: a 0-d x has a data-dependent length")
         if not -x.ndim <= axis < x.ndim:
             raise MetaError(f"Generator.permutation: axis {axis} is out of bounds for array of dimension {x.ndim}")
         return ArraySpec(x.shape, x.dtype)
@@ -131,7 +131,7 @@ def generator_permutation_meta(rng: RngSpec, x: Any, axis: int = 0) -> ArraySpec
 def generator_shuffle_meta(rng: RngSpec, x: Any, axis: int = 0) -> None:
     """Shuffles an array in place along `axis`."""
     if not is_spec(x) or x.scalar or x.ndim == 0:
-        raise MetaError("Generator.shuffle: unsupported: only arrays of at least one dimension")
+        raise MetaUnsupported("Generator.shuffle: unsupported: only arrays of at least one dimension")
     if not -x.ndim <= operator.index(axis) < x.ndim:
         raise MetaError(f"Generator.shuffle: axis {axis} is out of bounds for array of dimension {x.ndim}")
     return None
@@ -139,7 +139,7 @@ def generator_shuffle_meta(rng: RngSpec, x: Any, axis: int = 0) -> None:
 
 def generator_permuted_meta(rng: RngSpec, x: Any, *, axis: Any = None, out: Any = None) -> ArraySpec:
     if out is not None or not is_spec(x) or x.scalar or x.ndim == 0:
-        raise MetaError("Generator.permuted: unsupported: out=, or x not an array of at least one dimension")
+        raise MetaUnsupported("Generator.permuted: unsupported: out=, or x not an array of at least one dimension")
     if axis is not None and not -x.ndim <= operator.index(axis) < x.ndim:
         raise MetaError(f"Generator.permuted: axis {axis} is out of bounds for array of dimension {x.ndim}")
     return ArraySpec(x.shape, x.dtype)
@@ -173,7 +173,7 @@ def _maker_meta(name: str, make: Callable[..., Any], made: type) -> Callable[...
     def rule(seed: Any = None) -> RngSpec:
         if is_spec(seed) or isinstance(seed, (np.random.Generator, np.random.BitGenerator,
                                               np.random.SeedSequence, np.random.RandomState)):
-            raise MetaError(f"random.{name}: unsupported: a seed that is an array or a generator")
+            raise MetaUnsupported(f"random.{name}: unsupported: a seed that is an array or a generator")
         if not isinstance(seed, Sym):
             run_probe(f"random.{name}", make, seed)
         return RngSpec(made)

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import (PYTHON_SCALARS, DataDependentShape, MetaError, as_spec, broadcast, is_spec, normalize_axis,
-                   probe, run_probe)
+from .meta import (PYTHON_SCALARS, DataDependentShape, MetaError, MetaUnsupported, as_spec, broadcast, is_spec,
+                   normalize_axis, probe, run_probe)
 from .symbolic import Sym, has_symbols
 
 
@@ -266,7 +266,7 @@ def setitem_meta(x: Any, index: Any, value: Any) -> None:
     elif isinstance(value, (list, tuple)):
         vshape = np.shape(value)
     else:
-        raise MetaError(f"setitem: unsupported value of type {type(value).__name__}")
+        raise MetaUnsupported(f"setitem: unsupported value of type {type(value).__name__}")
     items = index if isinstance(index, tuple) else (index,)
     if len(items) == 1 and _mask_ndim(items[0]) == x.ndim and len(vshape) > 1:
         raise MetaError("TypeError: NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, "
@@ -297,11 +297,11 @@ def take_meta(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: Any
     """np.take / a.take with mode='raise': `a[(:,) * axis + (indices,)]` (of the flattened array without an
     axis), so indexing's rule gives the shape, the NumPy-scalar result and the out-of-range refusals."""
     if out is not None or mode != "raise":
-        raise MetaError(f"take: unsupported: {'out=' if out is not None else f'mode={mode!r}'}")
+        raise MetaUnsupported(f"take: unsupported: {'out=' if out is not None else f'mode={mode!r}'}")
     if isinstance(indices, (range, tuple)):
         indices = list(indices)
     if _has_bool(indices):
-        raise MetaError("take: unsupported: boolean indices (take casts them to 0/1)")
+        raise MetaUnsupported("take: unsupported: boolean indices (take casts them to 0/1)")
     x = as_spec(a)
     if axis is None or x.ndim == 0:      # (NumPy takes from a 0-d array as from its one-item ravel)
         x = ArraySpec((x.size,), x.dtype)
@@ -325,9 +325,9 @@ def masked_update_meta(iop: Any) -> Any:
 
     def rule(x: Any, mask: Any, value: Any) -> None:
         if not is_spec(x) or x.scalar or not is_spec(mask) or mask.dtype.kind != "b" or mask.shape != x.shape:
-            raise MetaError(f"masked {iop.__name__}: unsupported: needs a boolean mask of the array's shape")
+            raise MetaUnsupported(f"masked {iop.__name__}: unsupported: needs a boolean mask of the array's shape")
         if is_spec(value) and value.ndim != 0 or not is_spec(value) and not isinstance(value, PYTHON_SCALARS):
-            raise MetaError(f"masked {iop.__name__}: unsupported: a value that is not a number")
+            raise MetaUnsupported(f"masked {iop.__name__}: unsupported: a value that is not a number")
         run_probe(f"masked {iop.__name__}", iop, np.ones(1, x.dtype), probe(value))
         return None
 

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import (MetaError, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
+from .meta import (MetaError, MetaUnsupported, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
                    reject_keywords, result_dtype, spec_like)
 
 
@@ -98,7 +98,7 @@ _MATMUL = gufunc_meta(np.matmul)
 
 def dot_meta(a: Any, b: Any, out: Any = None) -> ArraySpec:
     if out is not None:
-        raise MetaError("dot: unsupported keyword 'out'")
+        raise MetaUnsupported("dot: unsupported keyword 'out'")
     a, b = as_spec(a), as_spec(b)
     dtype = result_dtype("dot", np.dot, ones_probe(a), ones_probe(b))
     if a.ndim == 0 or b.ndim == 0:
@@ -129,7 +129,7 @@ def inner_meta(a: Any, b: Any) -> ArraySpec:
 
 def outer_meta(a: Any, b: Any, out: Any = None) -> ArraySpec:
     if out is not None:
-        raise MetaError("outer: unsupported keyword 'out'")
+        raise MetaUnsupported("outer: unsupported keyword 'out'")
     a, b = as_spec(a), as_spec(b)
     return ArraySpec((a.size, b.size), result_dtype("outer", np.outer, probe(a, (1,)), probe(b, (1,))))
 
@@ -187,7 +187,7 @@ def einsum_meta(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = N
     """Labels bind sizes across operands (size 1 broadcasts); a label repeated in one term takes a diagonal;
     implicit output = ellipsis dims, then labels seen once, in character order."""
     if out is not None:
-        raise MetaError("einsum: unsupported keyword 'out'")
+        raise MetaUnsupported("einsum: unsupported keyword 'out'")
     specs = [as_spec(o) for o in operands]
     terms, output = _einsum_terms(subscripts, len(specs))
     sizes: dict[str, int] = {}
@@ -228,7 +228,7 @@ def einsum_meta(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = N
     # The C einsum returns a NumPy scalar for a 0-d result; with optimize= and several operands the last
     # contraction may go through tensordot instead (an array), chosen by NumPy's path search.
     if optimize and len(specs) > 1 and shape == ():
-        raise MetaError("einsum: unsupported keyword 'optimize' for a 0-d result of several operands")
+        raise MetaUnsupported("einsum: unsupported keyword 'optimize' for a 0-d result of several operands")
     return spec_like(shape, dt, True)
 
 

@@ -16,7 +16,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec, PyScalarSpec
-from .meta import DataDependentShape, MetaError, as_spec, broadcast, is_spec, reject_value_dims, run_probe
+from .meta import (DataDependentShape, MetaError, MetaUnsupported, as_spec, broadcast, is_spec, reject_value_dims,
+                   run_probe)
 
 # name -> names of the array-valued parameters (before `size`), in NumPy's order
 DRAWS: dict[str, tuple[str, ...]] = {
@@ -64,7 +65,7 @@ def _result(name: str, res: Any, shape: tuple[int, ...]) -> ArraySpec:
     if type(res) in (int, float) and shape == ():      # a Python number, known only when the graph runs
         return PyScalarSpec(type(res))
     if not isinstance(res, np.ndarray):
-        raise MetaError(f"random.{name}: unsupported: without a size the draw is a Python number")
+        raise MetaUnsupported(f"random.{name}: unsupported: without a size the draw is a Python number")
     if any(d < 0 for d in shape):
         raise MetaError(f"random.{name}: negative dimensions are not allowed")
     return ArraySpec(shape, res.dtype)
@@ -117,7 +118,7 @@ def dims_meta(name: str) -> Callable[..., ArraySpec]:
 def randint_meta(low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> ArraySpec:
     shape = size_shape(size)
     if is_spec(low) or is_spec(high):
-        raise MetaError("random.randint: unsupported: array bounds")
+        raise MetaUnsupported("random.randint: unsupported: array bounds")
     res = run_probe("random.randint", _private().randint, low, high,
                     None if shape is None else tuple(min(d, 1) for d in shape), dtype)
     return _result("randint", res, shape if shape is not None else ())
@@ -127,7 +128,7 @@ def choice_meta(a: Any, size: Any = None, replace: bool = True, p: Any = None) -
     """choice(a, size): `size` items of a (an int n means arange(n)); p must be a constant. Without a size,
     an item of an array-like `a` is a NumPy scalar (of an int `a`, a Python int: refused)."""
     if is_spec(p):
-        raise MetaError("random.choice: unsupported: p as an array (its values are checked)")
+        raise MetaUnsupported("random.choice: unsupported: p as an array (its values are checked)")
     shape = size_shape(size)
     if is_spec(a):
         if a.ndim != 1:
@@ -161,7 +162,7 @@ def permutation_meta(x: Any) -> ArraySpec:
 def shuffle_meta(x: Any) -> None:
     """Shuffles an array in place along its first axis."""
     if not is_spec(x) or x.scalar or x.ndim == 0:
-        raise MetaError("random.shuffle: unsupported: only arrays of at least one dimension")
+        raise MetaUnsupported("random.shuffle: unsupported: only arrays of at least one dimension")
     return None
 
 

@@ -13,8 +13,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import (NOVALUE, MetaError, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
-                   result_dtype, run_probe, spec_like)
+from .meta import (NOVALUE, MetaError, MetaUnsupported, as_spec, broadcast, is_spec, normalize_axes, normalize_axis,
+                   probe, result_dtype, run_probe, spec_like)
 
 
 def _reduce_shape(x: ArraySpec, axis: Any, keepdims: Any,
@@ -32,9 +32,9 @@ def _reduce_shape(x: ArraySpec, axis: Any, keepdims: Any,
 
 def _check_unsupported(name: str, out: Any, where: Any) -> None:
     if out is not None:
-        raise MetaError(f"{name}: unsupported keyword 'out'")
+        raise MetaUnsupported(f"{name}: unsupported keyword 'out'")
     if where is not True:
-        raise MetaError(f"{name}: unsupported keyword 'where'")
+        raise MetaUnsupported(f"{name}: unsupported keyword 'where'")
 
 
 def _reduction(fn: Callable, *, has_dtype: bool, identity: bool, has_initial: bool,
@@ -62,7 +62,7 @@ def _reduction(fn: Callable, *, has_dtype: bool, identity: bool, has_initial: bo
                  correction=NOVALUE):
             _check_unsupported(name, out, where)
             if mean is not NOVALUE:
-                raise MetaError(f"{name}: unsupported keyword 'mean'")
+                raise MetaUnsupported(f"{name}: unsupported keyword 'mean'")
             extra = {"ddof": ddof} if correction is NOVALUE else {"ddof": ddof, "correction": correction}
             return compute(a, axis, dtype, keepdims, NOVALUE, extra)
     elif has_dtype and has_initial:
@@ -101,7 +101,7 @@ def _arg_reduction(fn: Callable) -> Callable[..., ArraySpec]:
 
     def rule(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> ArraySpec:
         if out is not None:
-            raise MetaError(f"{name}: unsupported keyword 'out'")
+            raise MetaUnsupported(f"{name}: unsupported keyword 'out'")
         x = as_spec(a)
         shape, axes = _reduce_shape(x, axis, keepdims)
         if axis is not None and x.ndim:
@@ -123,7 +123,7 @@ def _cumulative(fn: Callable) -> Callable[..., ArraySpec]:
 
     def rule(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> ArraySpec:
         if out is not None:
-            raise MetaError(f"{name}: unsupported keyword 'out'")
+            raise MetaUnsupported(f"{name}: unsupported keyword 'out'")
         x = as_spec(a)
         dt = result_dtype(name, fn, probe(x, (1,)), dtype=dtype)
         if axis is None or x.ndim == 0:
@@ -145,7 +145,7 @@ def clip_meta(a: Any, a_min: Any = NOVALUE, a_max: Any = NOVALUE, out: Any = Non
               max: Any = NOVALUE, **kwargs: Any) -> ArraySpec:
     """np.clip(a, a_min, a_max) and a.clip(min, max): NumPy's clip ufunc, Python bounds weak (NEP 50)."""
     if out is not None or kwargs:
-        raise MetaError("clip: unsupported keyword " + repr("out" if out is not None else sorted(kwargs)[0]))
+        raise MetaUnsupported("clip: unsupported keyword " + repr("out" if out is not None else sorted(kwargs)[0]))
     if a_min is not NOVALUE and min is not NOVALUE or a_max is not NOVALUE and max is not NOVALUE:
         raise MetaError("clip: Passed either both `a_min` and `min` or both `a_max` and `max`")
     lo = a_min if a_min is not NOVALUE else min
@@ -163,7 +163,7 @@ def clip_meta(a: Any, a_min: Any = NOVALUE, a_max: Any = NOVALUE, out: Any = Non
 
 def round_meta(a: Any, decimals: Any = 0, out: Any = None) -> ArraySpec:
     if out is not None:
-        raise MetaError("round: unsupported keyword 'out'")
+        raise MetaUnsupported("round: unsupported keyword 'out'")
     x = as_spec(a)
     return spec_like(x.shape, result_dtype("round", np.round, probe(x, (1,)), decimals), True)
 
@@ -171,11 +171,11 @@ def round_meta(a: Any, decimals: Any = 0, out: Any = None) -> ArraySpec:
 def nan_to_num_meta(x: Any, copy: Any = True, nan: Any = 0.0, posinf: Any = None, neginf: Any = None) -> ArraySpec:
     """np.nan_to_num: x's shape and dtype; a 0-d result is a NumPy scalar (NumPy returns x[()])."""
     if copy is not True:
-        raise MetaError("nan_to_num: unsupported: copy=False (writes into x)")
+        raise MetaUnsupported("nan_to_num: unsupported: copy=False (writes into x)")
     if any(is_spec(v) for v in (nan, posinf, neginf)):
-        raise MetaError("nan_to_num: unsupported: nan, posinf or neginf as an array")
+        raise MetaUnsupported("nan_to_num: unsupported: nan, posinf or neginf as an array")
     spec = as_spec(x)
     if spec.dtype == object:
-        raise MetaError("nan_to_num: unsupported: object arrays")
+        raise MetaUnsupported("nan_to_num: unsupported: object arrays")
     dt = result_dtype("nan_to_num", np.nan_to_num, probe(spec, (1,)), nan=nan, posinf=posinf, neginf=neginf)
     return spec_like(spec.shape, dt, True)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import MetaError, as_spec, is_spec, normalize_axis, reject_keywords, run_probe, spec_like
+from .meta import MetaError, MetaUnsupported, as_spec, is_spec, normalize_axis, reject_keywords, run_probe, spec_like
 from .meta_stats import unit_probe
 
 
@@ -47,7 +47,7 @@ def diff_meta(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = _NOT_GIVEN,
     n = _index(n, "diff: order")
     if n == 0:                      # NumPy returns `a` itself, before any other check
         if not is_spec(a):
-            raise MetaError("diff: unsupported: n=0 returns the Python value itself")
+            raise MetaUnsupported("diff: unsupported: n=0 returns the Python value itself")
         return a
     x = as_spec(a)
     if n < 0:
@@ -168,7 +168,7 @@ def _part_meta(name: str) -> Any:
 
     def rule(val: Any) -> ArraySpec:
         if not is_spec(val):        # np.real(1.5) is the Python float's own .real: not an array
-            raise MetaError(f"{name}: unsupported: a Python number's {name} part is a Python value")
+            raise MetaUnsupported(f"{name}: unsupported: a Python number's {name} part is a Python value")
         x = as_spec(val)
         res = run_probe(name, fn, unit_probe(x) if is_spec(val) else val)
         return ArraySpec(x.shape, np.asarray(res).dtype, scalar=isinstance(res, np.generic))
@@ -195,7 +195,7 @@ def _sorting(fn: Any) -> Any:
     def rule(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, **kwargs: Any) -> ArraySpec:
         reject_keywords(name, kwargs, ("stable",))
         if order is not None:
-            raise MetaError(f"{name}: unsupported keyword 'order' (structured arrays)")
+            raise MetaUnsupported(f"{name}: unsupported keyword 'order' (structured arrays)")
         x = as_spec(a)
         res = run_probe(name, fn, unit_probe(x) if is_spec(a) else a, axis, kind, **kwargs)
         shape = (x.size,) if axis is None or x.ndim == 0 else x.shape    # argsort of a 0-d array is 1-d

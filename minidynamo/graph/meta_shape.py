@@ -19,7 +19,7 @@ import numpy as np
 from .ir import ArraySpec
 from .meta_index import slice_length
 from .symbolic import Sym
-from .meta import (MetaError, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
+from .meta import (MetaError, MetaUnsupported, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
                    reject_keywords, reject_value_dims, result_dtype, run_probe)
 
 
@@ -47,7 +47,7 @@ def reshape_meta(a: Any, *shape: Any, order: str = "C", copy: Any = None, **kwar
         shape = (kwargs.pop("shape", None) or kwargs.pop("newshape", None),)
     reject_keywords("reshape", kwargs)
     if copy is False:       # whether a view is possible depends on the memory layout, which specs omit
-        raise MetaError("reshape: unsupported keyword copy=False (depends on the memory layout)")
+        raise MetaUnsupported("reshape: unsupported keyword copy=False (depends on the memory layout)")
     if len(shape) == 2 and isinstance(shape[1], str):       # np.reshape(a, shape, order)
         shape = shape[:1]
     if not shape:
@@ -180,7 +180,7 @@ def _concat_shape(specs: list[ArraySpec], axis: Any) -> tuple[int, ...]:
 def concatenate_meta(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
                      casting: Any = "same_kind") -> ArraySpec:
     if out is not None:
-        raise MetaError("concatenate: unsupported keyword 'out'")
+        raise MetaUnsupported("concatenate: unsupported keyword 'out'")
     specs = _sequence("concatenate", arrays)
     return ArraySpec(_concat_shape(specs, axis), _join_dtype("concatenate", specs, dtype, casting))
 
@@ -188,7 +188,7 @@ def concatenate_meta(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any 
 def stack_meta(arrays: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
                casting: Any = "same_kind") -> ArraySpec:
     if out is not None:
-        raise MetaError("stack: unsupported keyword 'out'")
+        raise MetaUnsupported("stack: unsupported keyword 'out'")
     specs = _sequence("stack", arrays)
     if any(s.shape != specs[0].shape for s in specs):
         raise MetaError("stack: all input arrays must have the same shape")
@@ -326,7 +326,7 @@ def roll_meta(a: Any, shift: Any, axis: Any = None) -> ArraySpec:
 def pad_meta(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> ArraySpec:
     x = as_spec(array)
     if mode != "constant":
-        raise MetaError(f"pad: unsupported mode {mode!r}")
+        raise MetaUnsupported(f"pad: unsupported mode {mode!r}")
     reject_keywords("pad", kwargs, ("constant_values",))
     width = np.asarray(pad_width)         # at most 2 * ndim numbers
     if width.dtype.kind not in "iub":
@@ -361,7 +361,7 @@ def atleast_meta(n: int) -> Any:
     NumPy's padding ((N,) -> (1, N) for 2d; (N,) -> (1, N, 1) and (M, N) -> (M, N, 1) for 3d)."""
     def meta(*arys: Any) -> ArraySpec:
         if len(arys) != 1:
-            raise MetaError(f"atleast_{n}d of {len(arys)} arrays (a tuple of them) is not captured")
+            raise MetaUnsupported(f"atleast_{n}d of {len(arys)} arrays (a tuple of them) is not captured")
         x = as_spec(arys[0])
         shape = x.shape
         if x.ndim < n:
@@ -376,7 +376,7 @@ def insert_meta(arr: Any, obj: Any, values: Any, axis: Any = None) -> ArraySpec:
     `values` holds along the axis (values are moved to it), and positions must lie in [-N, N]."""
     x, v = as_spec(arr), as_spec(values, "insert: values")
     if is_spec(obj) or isinstance(obj, (list, tuple)) and any(is_spec(o) for o in obj):
-        raise MetaError("insert: positions computed in the graph are not captured")
+        raise MetaUnsupported("insert: positions computed in the graph are not captured")
     shape = [x.size] if axis is None else list(x.shape)
     ax = 0 if axis is None else normalize_axis(axis, x.ndim, "insert: axis")
     n = shape[ax]
@@ -385,13 +385,13 @@ def insert_meta(arr: Any, obj: Any, values: Any, axis: Any = None) -> ArraySpec:
     else:
         index = np.array(obj)
         if index.dtype == bool or index.ndim > 1 or index.size and index.dtype.kind not in "iu":
-            raise MetaError(f"insert: unsupported positions {obj!r}")
+            raise MetaUnsupported(f"insert: unsupported positions {obj!r}")
         positions, scalar = [int(i) for i in index.ravel()], index.ndim == 0
         if any(not -n <= i <= n for i in positions):    # (NumPy accepts some of these in a longer list)
             raise MetaError(f"insert: index {obj!r} is out of bounds for axis {ax} with size {n}"
                             if len(positions) == 1 else "insert: unsupported: positions outside [-N, N]")
     if v.ndim > len(shape):
-        raise MetaError("insert: unsupported: values with more dimensions than the array")
+        raise MetaUnsupported("insert: unsupported: values with more dimensions than the array")
     if not is_spec(values):       # a Python value converts by value (2**70 into int32 overflows)
         run_probe("insert", np.array, values, dtype=x.dtype)
     vshape = (1,) * (len(shape) - v.ndim) + tuple(v.shape)

@@ -14,7 +14,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import DataDependentShape, MetaError, as_spec, is_spec, normalize_axes, reject_keywords, run_probe, spec_like
+from .meta import (DataDependentShape, MetaError, MetaUnsupported, as_spec, is_spec, normalize_axes, reject_keywords,
+                   run_probe, spec_like)
 
 
 def unit_probe(value: Any) -> Any:
@@ -61,7 +62,7 @@ def cov_meta(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddo
              fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> ArraySpec:
     """An (n, n) matrix for n variables, squeezed to a 0-d array for one variable."""
     if fweights is not None or aweights is not None:
-        raise MetaError("cov: unsupported keyword 'fweights'/'aweights' (checked against the data)")
+        raise MetaUnsupported("cov: unsupported keyword 'fweights'/'aweights' (checked against the data)")
     shape = _cov_shape("cov", m, y, rowvar)
     if shape is None:
         return ArraySpec((0, 0), np.float64)
@@ -108,7 +109,7 @@ def quantile_family_meta(fn: Callable) -> Callable[..., ArraySpec]:
              method: str = "linear", keepdims: bool = False, **kwargs: Any) -> ArraySpec:
         reject_keywords(name, kwargs, ("weights", "interpolation"))
         if out is not None or kwargs.get("weights") is not None:
-            raise MetaError(f"{name}: unsupported keyword 'out'/'weights'")
+            raise MetaUnsupported(f"{name}: unsupported keyword 'out'/'weights'")
         x = as_spec(a)
         q_shape, q_probe = _q_shape(name, q)
         shape = q_shape + _reduced(x, axis, keepdims)
@@ -122,7 +123,7 @@ def quantile_family_meta(fn: Callable) -> Callable[..., ArraySpec]:
 def median_meta(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
                 keepdims: bool = False) -> ArraySpec:
     if out is not None:
-        raise MetaError("median: unsupported keyword 'out'")
+        raise MetaUnsupported("median: unsupported keyword 'out'")
     x = as_spec(a)
     shape = _reduced(x, axis, keepdims)
     res = run_probe("median", np.median, unit_probe(x), axis, None, False, keepdims)

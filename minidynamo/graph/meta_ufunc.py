@@ -13,8 +13,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
-from .meta import NOVALUE, PYTHON_SCALARS, DataDependentShape, MetaError, as_spec, broadcast, is_spec, normalize_axes, \
-    normalize_axis, probe, reject_keywords, run_probe, spec_like
+from .meta import (NOVALUE, PYTHON_SCALARS, DataDependentShape, MetaError, MetaUnsupported, as_spec, broadcast,
+                   is_spec, normalize_axes, normalize_axis, probe, reject_keywords, run_probe, spec_like)
 from .meta_index import has_bool_mask, index_shape
 from .meta_stats import unit_probe
 
@@ -23,15 +23,15 @@ METHODS = ("outer", "reduce", "accumulate", "reduceat", "at")
 
 def _operand(name: str, value: Any) -> Any:
     if not (is_spec(value) or isinstance(value, PYTHON_SCALARS)):
-        raise MetaError(f"{name}: unsupported operand {value!r}")
+        raise MetaUnsupported(f"{name}: unsupported operand {value!r}")
     if type(value) is int and not -2**63 <= value < 2**64:   # NumPy falls back to object arrays
-        raise MetaError(f"{name}: unsupported operand: a Python int beyond 64 bits")
+        raise MetaUnsupported(f"{name}: unsupported operand: a Python int beyond 64 bits")
     return value
 
 
 def _no_out(name: str, out: Any) -> None:
     if out is not None and not (isinstance(out, tuple) and all(o is None for o in out)):
-        raise MetaError(f"{name}: unsupported keyword 'out'")
+        raise MetaUnsupported(f"{name}: unsupported keyword 'out'")
 
 
 def outer_meta(uf: np.ufunc) -> Callable[..., ArraySpec]:
@@ -56,7 +56,7 @@ def reduce_meta(uf: np.ufunc) -> Callable[..., ArraySpec]:
              initial: Any = NOVALUE, where: Any = True) -> ArraySpec:
         _no_out(name, out)
         if where is not True:
-            raise MetaError(f"{name}: unsupported keyword 'where'")
+            raise MetaUnsupported(f"{name}: unsupported keyword 'where'")
         x = as_spec(_operand(name, array))
         kw = {} if initial is NOVALUE else {"initial": initial}
         res = run_probe(name, uf.reduce, unit_probe(x) if is_spec(array) else array, axis, dtype, None,

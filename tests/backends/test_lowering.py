@@ -182,3 +182,18 @@ def test_graph_level_refusals_come_first():
     table = LoweringTable("toy", table.rules, table.not_lowered, refuse_graph=lambda graph: {id(tanh): "aliased"})
     d = plan_lowering(g, table).decisions[0]
     assert d.node is tanh and d.placement is Placement.NUMPY and d.reason == "aliased"
+
+
+def test_a_list_of_graph_values_as_an_operand_stays_on_numpy():
+    # numpy-ml's `log_probs - _max` over a list of NumPy scalars: NumPy converts the list with np.asarray,
+    # which an engine's own functions do not; joins (np.stack) take theirs by their API and lower
+    g = Graph("sequence")
+    x = g.add_input("x", ArraySpec((), F64, scalar=True))
+    y = g.add_input("y", ArraySpec((), F64, scalar=True))
+    a = g.call("add", operator.add, ([x, y], 1.0), spec=ArraySpec((2,), F64))
+    b = g.call("tanh", np.tanh, ((x, y),), spec=ArraySpec((2,), F64))
+    c = g.call("add", operator.add, (a, b), spec=ArraySpec((2,), F64))
+    g.set_outputs([c])
+    plan = plan_lowering(g, toy_table())
+    assert [d.placement for d in plan.decisions] == [Placement.NUMPY, Placement.NUMPY, Placement.ENGINE]
+    assert "np.asarray" in plan.decisions[0].reason

@@ -151,7 +151,7 @@ def _stacked_sequence(frame: "Frame", opdef: ops.OpDef, args: list[Var]) -> Var 
     from .array import ArrayVar
     from .containers import ListVar, TupleVar
     from .scalar import ScalarVar
-    if opdef.name not in _READ_AS_ARRAY or not args or type(args[0]) not in (ListVar, TupleVar):
+    if opdef.name not in _READ_AS_ARRAY or not args or not isinstance(args[0], (ListVar, TupleVar)):
         return None
     items = args[0].iterate(frame)
     if items and all(isinstance(i, ScalarVar) and type(i.value) is float for i in items):

@@ -46,6 +46,9 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
         from .strings import percent_format
         return percent_format(frame, a.value, list(b.items) if isinstance(b, TupleVar) else [b])
     if _is_array(a) or _is_array(b):
+        if isinstance(a, SequenceVar) and sym.endswith("=") and sym not in ("==", "<=", ">=", "!="):
+            # `lst += x` extends the list with x's rows, `tup += x` rebinds to an array: Python's semantics
+            raise unsupported(BreakCategory.UNSUPPORTED, f"{a.describe()} {sym} an array")
         if sym.endswith("=") and sym not in ("==", "<=", ">=", "!=") and not (_is_array(a) and not a.spec.scalar):
             sym = sym[:-1]   # in place on an immutable left operand (scalar, Python number) just rebinds
         opdef = ops.BINARY_OPERATORS.get(sym)

@@ -28,6 +28,7 @@ from .capture.interpreter import capture_function
 from .capture.later_steps import mark_handed_on
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .capture.dynamic_shapes import STATIC, ShapePolicy
+from .held_warnings import has_checks, holding_warnings
 from .rng_state import restoring_rng
 from .guards import RELEASE_READS, Guard, GuardKind, GuardSet, compiled as compiled_expr, failures
 from .report import CaptureRecord, ExplainOutput, log
@@ -392,7 +393,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     namespace = dict(body.namespace)
     lines = list(body.lines)
     if compiled is not None:
-        namespace[body.graph_key] = compiled
+        namespace[body.graph_key] = holding_warnings(compiled) if has_checks(body.graph) else compiled
         namespace["___at_user"] = raisers.at_user
         lines[0:1] = _guarded_graph_call(ctx, body, lines[0], _forward(fn), namespace)
         lines = restoring_rng(body.graph_key, lines, body.graph, ctx.inputs, namespace)

@@ -439,7 +439,10 @@ class CaptureContext:
             self.mutating_nodes.append(node)
             node.meta["writes"] = opdef.mutates     # argument positions written (stitch/snapshots.py)
         self.known.note(opdef, target, args, kwargs, node, spec, mutating)
-        self.note_in_try(node)
+        if opdef.checks:        # its exception must re-run eagerly, so the program raises its own
+            self.nodes_in_try.append(node)
+        else:
+            self.note_in_try(node)
         if spec is None:
             return ConstVar(None)
         if isinstance(spec, RngSpec):

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import meta as M
 from .ir import ArraySpec, MethodCall
+from . import meta_checks as CHK
 from . import meta_create as C
 from . import meta_decomp as DEC
 from . import meta_fft as FFT
@@ -47,6 +48,8 @@ class OpDef:
              that need static shapes must break before it.
     random:  the result is not a function of the inputs (random draws, uninitialized memory): never
              folded or deduplicated.
+    checks:  the op tests something and returns None or raises (np.testing's assertions, a speculated
+             branch's `check`): its exception re-runs the function eagerly, arrays the graph wrote restored.
 
     >>> op = get("tanh"); op.meta(ArraySpec((2, 3), np.float32))
     ArraySpec(shape=(2, 3), dtype=dtype('float32'), scalar=False)
@@ -58,11 +61,12 @@ class OpDef:
     mutates: tuple[int, ...] = ()
     data_dependent_shape: bool = False
     random: bool = False
+    checks: bool = False
     doc: str = field(default="", compare=False)
 
     @property
     def pure(self) -> bool:
-        return not self.mutates and not self.random
+        return not self.mutates and not self.random and not self.checks
 
     @property
     def symbolic(self) -> bool:
@@ -216,6 +220,10 @@ for _name, _meta, _fns in (
         ("clip", R.clip_meta, (np.clip,)), ("round", R.round_meta, (np.round, np.around))):
     _op(_name, _fns[0], _meta, functions=_fns, methods=(_name,))
 _op("nan_to_num", np.nan_to_num, R.nan_to_num_meta, functions=(np.nan_to_num,))
+
+# ---- comparisons answering one bool, np.testing's assertions, speculated branches' checks ------------------
+for _name, _impl, _meta, _fns, _checks in CHK.OPS:
+    _op(_name, _impl, _meta, functions=_fns, checks=_checks)
 
 # ---- shape ops ------------------------------------------------------------------------------------------
 _op("reshape", reshape, S.reshape_meta, functions=(np.reshape,), methods=("reshape",))

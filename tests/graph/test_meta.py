@@ -79,6 +79,8 @@ def run_case(opdef: ops.OpDef, args: tuple, kwargs: dict, label: str) -> None:
     if isinstance(real_exc, np.linalg.LinAlgError) and any(
             m in str(real_exc) for m in ("positive definite", "Singular", "converge")):
         return                      # depends on the values, which a meta rule never sees
+    if real_exc is not None and opdef.checks:
+        return                      # an assertion's failure depends on the values: the graph then re-runs eagerly
     if real_exc is not None:
         pytest.fail(f"{where}: NumPy raised {type(real_exc).__name__}: {real_exc} but meta gave {spec}")
     _agree(spec, real, where)

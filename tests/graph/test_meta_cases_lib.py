@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from minidynamo.graph import ops
 
-from .test_meta_cases import A, arrays, axis_for, dtype_args, optional, pyscalars, small_shapes, square_case
+from .test_meta_cases import (A, arrays, axis_for, dtype_args, operands, optional, pyscalars, small_shapes,
+                              square_case)
 
 vec_shapes = st.tuples(st.integers(0, 4))
 
@@ -222,6 +223,26 @@ def random_case(draw, name: str):
     return (), draw(optional(size=sizes, **params))
 
 
+@st.composite
+def checks_case(draw, name: str):
+    """np.isclose & co and np.testing's assertions on two operands (an assertion's AssertionError depends on
+    the values: test_meta accepts any exception of a checking op); `check` on a truth value."""
+    if name == "check":
+        return (draw(arrays(shape_st=small_shapes)), draw(st.booleans())), {}
+    a, b = draw(operands(2))
+    tolerance = st.sampled_from([0, 1e-5, 0.5, 2])
+    kw = {}
+    if name in ("isclose", "allclose", "testing.assert_allclose"):
+        kw = draw(optional(rtol=tolerance, atol=tolerance, equal_nan=st.booleans()))
+    elif name == "array_equal":
+        kw = draw(optional(equal_nan=st.booleans()))
+    elif "almost" in name:
+        kw = draw(optional(decimal=st.integers(0, 7)))
+    if name.startswith("testing."):
+        kw.update(draw(optional(err_msg=st.sampled_from(["", "rows"]), verbose=st.booleans())))
+    return (a, b), kw
+
+
 LIB_CASES = {f"fft.{name}": fft_case(name) for name in (
     "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2",
     "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift")}
@@ -234,6 +255,8 @@ LIB_CASES.update({"cov": cov_case("cov"), "corrcoef": cov_case("corrcoef"), "med
                   "indices": indices_case(), "meshgrid": meshgrid_case(), "angle": component_case("angle"),
                   "real": component_case("real"), "imag": component_case("imag"),
                   "sort": sort_case(), "argsort": sort_case(), "diag": diag_case()})
+LIB_CASES.update({op.name: checks_case(op.name) for op in ops.REGISTRY.values()
+                  if op.checks or op.name in ("isclose", "allclose", "array_equal", "array_equiv")})
 LIB_CASES.update({op.name: ufunc_method_case(op.impl.__self__, method)
                   for (_, method), op in ops.UFUNC_METHODS.items()})
 LIB_CASES.update({op.name: random_case(op.name.split(".", 1)[1]) for op in ops.REGISTRY.values()

@@ -11,6 +11,7 @@ from ..breaks import BreakCategory
 from ..branches import fold_next_jump
 from ..frame import Frame
 from ..masked_updates import masked_update
+from ..speculation import speculate_next_jump
 from ..variables.base import unsupported
 from ..variables.const import ConstVar
 from ..variables.containers import TupleVar
@@ -101,8 +102,10 @@ def to_bool(frame: Frame, inst: Instr) -> None:
     # (value -- bool(value))   an array's truth value is data-dependent: the jump after it folds into a
     # cond node (branches.py) or as_bool breaks
     value = frame.pop()
-    if not fold_next_jump(frame, value):
-        frame.push(ConstVar(value.as_bool(frame)))
+    if fold_next_jump(frame, value):
+        return
+    assumed = speculate_next_jump(frame, value)     # one way only raises: follow the other (speculation.py)
+    frame.push(ConstVar(value.as_bool(frame) if assumed is None else assumed))
 
 
 @plain_form("TO_BOOL", since=(3, 13))

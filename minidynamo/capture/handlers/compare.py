@@ -6,6 +6,7 @@ from bytecode import Instr
 
 from ..branches import fold_next_jump
 from ..frame import Frame
+from ..speculation import speculate_next_jump
 from ..variables.const import ConstVar
 from ..variables.operators import binary_op, contains_op as apply_contains, is_op as apply_is
 from . import Plain, handler, plain_form, result
@@ -23,7 +24,8 @@ def compare_op(frame: Frame, inst: Instr) -> None:
     if name.endswith("_CAST"):
         if fold_next_jump(frame, result):   # `if a < b:` on arrays: the jump folds into a cond node
             return
-        result = ConstVar(result.as_bool(frame))
+        assumed = speculate_next_jump(frame, result)     # one way only raises (speculation.py)
+        result = ConstVar(result.as_bool(frame) if assumed is None else assumed)
     frame.push(result)
 
 

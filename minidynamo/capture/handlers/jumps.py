@@ -11,21 +11,28 @@ from ... import pyversion
 from ..branches import fold_branch, stop_at_loop_test
 from ..fori import fold_for
 from ..frame import Frame
+from ..speculation import speculate
 from ..variables.array import ArrayVar
 from ..variables.base import Var
+from ..variables.const import ConstVar
 from ..variables.containers import wrap_constant
 from . import Plain, handler, plain_form, result
 
 
 def pop_jump_if(frame: Frame, inst: Instr, take: Callable[[Frame, Var], bool]) -> None:
     # (cond -- )   jump when take(cond); an array condition folds into a cond node when both arms are pure
-    # graph code (branches.py), else breaks inside as_bool (data-dependent)
+    # graph code (branches.py), one way that only raises is speculated (speculation.py), else breaks
+    # inside as_bool (data-dependent)
     cond = frame.pop()
     if take in (_truthy, _falsy):
         stop_at_loop_test(frame, frame.current, cond)   # a test of a while loop being folded (loops.py)
     if isinstance(cond, ArrayVar) and take in (_truthy, _falsy) and \
             fold_branch(frame, cond, frame.current, take is _truthy):
         return
+    if take in (_truthy, _falsy):       # one way only raises: follow the other, checked at run time
+        assumed = speculate(frame, cond, frame.current, take is _truthy)
+        if assumed is not None:
+            cond = ConstVar(assumed)
     if take(frame, cond):
         frame.jump(frame.target())
 

@@ -99,6 +99,9 @@ class NumpyFunctionVar(Var):
             folded = fold_on_constants(frame, self.fn, args, kwargs)
             if folded is not None:
                 return folded
+        if self.opdef.checks and "err_msg" in kwargs and not kwargs["err_msg"].is_constant():
+            # a failing assertion re-runs the function eagerly, which formats the message itself
+            kwargs = {**kwargs, "err_msg": ConstVar("")}
         # (np.array(list, copy=False) raises where an array would pass: conversions take dtype= only)
         stacked = None if self.opdef.name in _CONVERSIONS and set(kwargs) - {"dtype"} else \
             _stacked_sequence(frame, self.opdef, args)

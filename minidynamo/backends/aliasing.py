@@ -20,13 +20,13 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..graph.ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes
-from ..graph.ops import INPLACE_NAMES
+from ..graph.ops import INPLACE_NAMES, LIST_RESULTS
 
 # Ops whose result may share memory with their first argument (a view, or the very same object).
 # (flip and rot90 are always views; diag of a 2-d array, real and imag are too, and so is the method
 # `x.conjugate()` of a real array: the array itself, where the ufunc np.conjugate makes a new one.)
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "swapaxes", "moveaxis", "expand_dims",
-                      "squeeze", "broadcast_to", "split", "array_split", "asarray", "asanyarray", "ascontiguousarray",
+                      "squeeze", "broadcast_to", *LIST_RESULTS, "asarray", "asanyarray", "ascontiguousarray",
                       "flip", "rot90", "diag", "real", "imag", "atleast_1d", "atleast_2d", "atleast_3d"})
 
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..graph.ir import MethodCall, Node, PyScalarSpec
+from ..graph.ir import MethodCall, Node, PyScalarSpec, iter_nodes
 from ..graph.ops import INPLACE_NAMES, REGISTRY
 from .lowering import SEQUENCE_OPERAND, converts_sequence, numpy_surface_not_lowered
 
@@ -69,6 +69,17 @@ def _three_arguments(args: tuple, kwargs: dict) -> str | None:
     return None if len(args) == 3 else "one-argument where() is nonzero(): a data-dependent shape"
 
 
+def _joins_a_list(args: tuple, kwargs: dict) -> str | None:
+    return "a join of one array along its first axis (runs as NumPy)" if isinstance(args[0], Node) else None
+
+
+def _constant_shift(args: tuple, kwargs: dict) -> str | None:
+    """dask.array.roll takes its shift as ints: one the graph computes (an item of an int array) stays NumPy."""
+    if any(True for _ in iter_nodes(args[1:])):
+        return "roll by a shift the graph computes (dask.array.roll takes ints)"
+    return None
+
+
 def _int_repeats(args: tuple, kwargs: dict) -> str | None:
     return None if len(args) > 1 and type(args[1]) is int else "repeat counts other than one int"
 
@@ -87,9 +98,10 @@ LOWERINGS: dict[str, Lowering] = {
     "reshape": Lowering(None, check=_c_order), "transpose": Lowering(None), "flatten": Lowering(None),
     "ravel": Lowering("ravel"), "swapaxes": Lowering("swapaxes"), "moveaxis": Lowering("moveaxis"),
     "expand_dims": Lowering("expand_dims", frozenset({"axis"})), "squeeze": Lowering("squeeze", frozenset({"axis"})),
-    "broadcast_to": Lowering("broadcast_to"), "concatenate": Lowering("concatenate", frozenset({"axis"})),
-    "stack": Lowering("stack", frozenset({"axis"})), "hstack": Lowering("hstack"), "vstack": Lowering("vstack"),
-    "flip": Lowering("flip", frozenset({"axis"})), "roll": Lowering("roll", frozenset({"axis"})),
+    "broadcast_to": Lowering("broadcast_to"), "concatenate": Lowering("concatenate", frozenset({"axis"}), _joins_a_list),
+    "stack": Lowering("stack", frozenset({"axis"}), _joins_a_list), "hstack": Lowering("hstack", check=_joins_a_list),
+    "vstack": Lowering("vstack", check=_joins_a_list),
+    "flip": Lowering("flip", frozenset({"axis"})), "roll": Lowering("roll", frozenset({"axis"}), _constant_shift),
     "rot90": Lowering("rot90", frozenset({"k", "axes"})),
     "tile": Lowering("tile"), "repeat": Lowering("repeat", frozenset({"axis"}), _int_repeats),
     "triu": Lowering("triu", frozenset({"k"})), "tril": Lowering("tril", frozenset({"k"})),

@@ -24,7 +24,7 @@ from ..graph.symbolic import ShapeEnv
 from .frame import locate
 from .dynamic_shapes import STATIC, ShapePolicy, symbolic_spec
 from .known_values import KnownValues
-from .op_meta import meta_spec
+from .op_meta import PY_INT, meta_spec, value_ints
 from .lazy_dict import LazyDictVar
 from .side_effects import SideEffects
 from .sources import NamespaceSource, Source, input_name
@@ -411,21 +411,23 @@ class CaptureContext:
                 "dask computes it later, outside `with np.errstate(...)`" if self.errstate else None)
             if why is not None:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} on a dask array: {why}")
+        values = value_ints(opdef.name, args, kwargs)
         if not opdef.symbolic or not (opdef.symbolic_ints or opdef.weak_int_operands):
             # A rule that knows no symbols gets concrete values: symbolic sizes and unspecialized ints
             # are specialized here, each with its guard (an int may become a size, an index, an axis).
             # So does a symbolic rule whose ints are not all weak operands (`x.sum(axis=k)`, `np.stack(xs, k)`).
             for var in _scalar_vars(list(args) + list(kwargs.values())):
-                if type(var.value) is int:
+                if type(var.value) is int and not (var.is_runtime_only() and id(var.node) in values):
                     var.as_constant()
         late = [v for v in _scalar_vars(list(args) + list(kwargs.values()))
-                if v.is_runtime_only() and type(v.value) is int] if opdef.symbolic_ints else []
+                if v.is_runtime_only() and type(v.value) is int and id(v.node) not in values] \
+            if opdef.symbolic_ints else []
         if late:
             raise unsupported(BreakCategory.DATA_DEPENDENT, f"{opdef.name}: a size or bound from a Python "
                               f"number known only at run time ({late[0].runtime_origin()})")
         # Meta rules see arrays as specs and unspecialized scalars as their capture-time value (a weak
         # Python scalar, as NumPy treats them), or as their symbol when the rule understands symbols.
-        to_spec = lambda n: _meta_value(n, opdef.symbolic_ints)  # noqa: E731
+        to_spec = lambda n: PY_INT if id(n) in values else _meta_value(n, opdef.symbolic_ints)  # noqa: E731
         s_args = [_spec_of_constant(a) for a in map_nodes(g_args, to_spec)]
         s_kwargs = {k: _spec_of_constant(v) for k, v in map_nodes(g_kwargs, to_spec).items()}
         spec = meta_spec(opdef, self.shape_env, s_args, s_kwargs)
@@ -455,7 +457,7 @@ class CaptureContext:
             parts = []
             for i, s in enumerate(spec):
                 parts.append(make(self.graph.call(getitem.name, getitem.impl, (node, i), {}, spec=s)))
-            return ListVar(parts) if opdef.name in ("split", "array_split") else TupleVar(parts)
+            return ListVar(parts) if opdef.name in ops.LIST_RESULTS else TupleVar(parts)
         return make(node)
 
 

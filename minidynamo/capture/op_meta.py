@@ -1,5 +1,5 @@
 """Calling an op's meta rule during capture: specs in, the result's spec out, the rule's errors as break
-reasons. Imports graph.meta, graph.ops and capture's dynamic_shapes, breaks and variables.base.
+reasons. Imports graph.meta, graph.ops and capture's dynamic_shapes, breaks and variables.
 
 A rule raises DataDependentShape (the result's shape is data: a data-dependent break), MetaUnsupported (the
 rule does not model these arguments: an unsupported break, a limitation of capture) or MetaError (NumPy
@@ -12,11 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..graph import ops
+from ..graph.ir import PyScalarSpec
 from ..graph.meta import DataDependentShape, MetaError, MetaUnsupported
 from ..graph.symbolic import ShapeEnv
 from .breaks import BreakCategory
 from .dynamic_shapes import specialize
-from .variables.base import unsupported
+from .variables.base import Var, unsupported
+from .variables.containers import ListVar, TupleVar
+from .variables.scalar import ScalarVar
 
 
 def meta_spec(opdef: ops.OpDef, env: ShapeEnv, args: list, kwargs: dict) -> Any:
@@ -39,3 +42,21 @@ def _named(name: str, error: Exception) -> str:
     """A meta rule's message under its op's name, once (most rules already start with it)."""
     text = str(error)
     return text if text.startswith(f"{name}:") or text.startswith(f"{name}(") else f"{name}: {text}"
+
+
+PY_INT = PyScalarSpec(int)
+
+
+def value_ints(op: str, args: list[Var], kwargs: dict[str, Var]) -> set[int]:
+    """The ids of nodes of Python ints known only at run time (`k = int(np.argmax(v))`) that the op reads as
+    values which change no shape: an int index of getitem/setitem (`x[:, k]`; not a slice bound), roll's shift.
+    Their rules see PyScalarSpec(int), checked when the graph runs (an index out of range raises there, and
+    the function re-runs eagerly), instead of a break."""
+    if op in ("getitem", "setitem") and len(args) > 1:
+        items = args[1].items if isinstance(args[1], TupleVar) else (args[1],)
+    elif op == "roll":
+        shift = args[1] if len(args) > 1 else kwargs.get("shift")
+        items = shift.items if isinstance(shift, (TupleVar, ListVar)) else (shift,)
+    else:
+        return set()
+    return {id(v.node) for v in items if isinstance(v, ScalarVar) and v.is_runtime_only() and type(v.value) is int}

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .ir import ArraySpec
+from .ir import ArraySpec, PyScalarSpec
 from .meta import (PYTHON_SCALARS, DataDependentShape, MetaError, MetaUnsupported, as_spec, broadcast, is_spec,
                    normalize_axis, probe, run_probe)
 from .symbolic import Sym, has_symbols
@@ -68,6 +68,8 @@ def _classify(item: Any) -> list[_Item]:
         if item.dtype.kind not in "iu":
             raise MetaError("IndexError: arrays used as indices must be of integer (or boolean) type")
         return [_Item("int")] if item.ndim == 0 else [_Item("array", item.shape)]
+    if isinstance(item, PyScalarSpec) and item.type is int:
+        return [_Item("int")]               # a Python int known when the graph runs: bounds checked then
     if isinstance(item, bool):
         raise MetaError("index: a Python bool index is not supported")
     if isinstance(item, Sym):
@@ -277,20 +279,28 @@ def setitem_meta(x: Any, index: Any, value: Any) -> None:
     trimmed = tuple(vshape)
     while len(trimmed) > len(target) and trimmed[0] == 1:
         trimmed = trimmed[1:]
-    # x[mask] = values (nbody's `r[r > 0] = r[r > 0] ** -1.5` after its break): one value per True, a count
-    # only the run knows; NumPy compares the two before it writes anything and raises eager's ValueError.
-    whole_mask = len(items) == 1 and is_spec(items[0]) and items[0].dtype == np.bool_ and items[0].ndim == x.ndim
-    if whole_mask and len(trimmed) == 1:
-        pass
-    elif len(trimmed) > len(target) or broadcast(trimmed, target) != tuple(target):
-        hint = " (the boolean mask's count is data-dependent)" if has_bool_mask(index) else ""
+    # x[mask] = values (nbody's `r[r > 0] = r[r > 0] ** -1.5` after its break, `F[mask, :] = rows`): one value
+    # per True, a count only the run knows; NumPy compares the two before it writes anything and raises
+    # eager's ValueError.
+    if has_bool_mask(index) and len(trimmed) <= len(target):
+        target = _count_from_value(x, index, target, trimmed)
+    if len(trimmed) > len(target) or broadcast(trimmed, target) != tuple(target):
         raise MetaError(f"setitem: could not broadcast input array from shape {vshape} into shape "
-                        f"{tuple(target)}{hint}")
+                        f"{tuple(target)}")
     if isinstance(value, (list, tuple)):
         run_probe("setitem", operator.setitem, np.ones(np.shape(value), x.dtype), Ellipsis, value)
     else:
         run_probe("setitem", operator.setitem, np.ones(1, x.dtype), 0, probe(value, ()))
     return None
+
+
+def _count_from_value(x: ArraySpec, index: Any, target: tuple, value: tuple) -> tuple:
+    """The indexed shape with the boolean mask's unknown count taken from the value (`F[mask, :] = rows`):
+    NumPy checks when the graph runs that the count matches (or raises, and the function re-runs eagerly)."""
+    other, _ = index_shape(x, index, mask_count=2)
+    offset = len(target) - len(value)
+    return tuple(value[i - offset] if t != o and i >= offset else t
+                 for i, (t, o) in enumerate(zip(target, other)))
 
 
 def take_meta(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: Any = "raise") -> ArraySpec:

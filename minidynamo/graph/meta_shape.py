@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .ir import ArraySpec
+from .ir import ArraySpec, PyScalarSpec
 from .meta_index import slice_length
 from .symbolic import Sym
 from .meta import (MetaError, MetaUnsupported, as_spec, broadcast, is_spec, normalize_axes, normalize_axis, probe,
@@ -154,6 +154,9 @@ def _join_dtype(name: str, specs: list[ArraySpec], dtype: Any, casting: Any) -> 
 
 
 def _sequence(name: str, arrays: Any) -> list[ArraySpec]:
+    if is_spec(arrays) and not arrays.scalar and arrays.ndim and isinstance(arrays.shape[0], int):
+        # one ndarray: NumPy iterates its first axis (`np.concatenate(arr3d, axis=-1)`)
+        arrays = [ArraySpec(arrays.shape[1:], arrays.dtype)] * arrays.shape[0]
     if not isinstance(arrays, (tuple, list)):
         raise MetaError(f"{name}: expects a sequence of arrays")
     if not arrays:
@@ -245,6 +248,21 @@ def split_meta(ary: Any, indices_or_sections: Any, axis: Any = 0) -> tuple[Array
     return _split("split", ary, indices_or_sections, axis, equal=True)
 
 
+def _split_along(name: str, axis: int, min_ndim: int) -> Any:
+    """np.hsplit (axis 1, or 0 of a 1-d array), np.vsplit (0), np.dsplit (2): np.split along it."""
+    def rule(ary: Any, indices_or_sections: Any) -> tuple[ArraySpec, ...]:
+        x = as_spec(ary)
+        if x.ndim < min_ndim:
+            raise MetaError(f"{name}: {name} only works on arrays of {min_ndim} or more dimensions")
+        return _split(name, x, indices_or_sections, 0 if name == "hsplit" and x.ndim == 1 else axis, equal=True)
+    rule.__name__ = f"{name}_meta"
+    return rule
+
+
+hsplit_meta, vsplit_meta, dsplit_meta = _split_along("hsplit", 1, 1), _split_along("vsplit", 0, 2), \
+    _split_along("dsplit", 2, 3)
+
+
 def array_split_meta(ary: Any, indices_or_sections: Any, axis: Any = 0) -> tuple[ArraySpec, ...]:
     return _split("array_split", ary, indices_or_sections, axis, equal=False)
 
@@ -310,7 +328,12 @@ def rot90_meta(m: Any, k: Any = 1, axes: Any = (0, 1)) -> ArraySpec:
 
 
 def roll_meta(a: Any, shift: Any, axis: Any = None) -> ArraySpec:
+    """The shift never changes the shape: it may be a value the graph computes (an int array's items, a
+    Python int known at run time: PyScalarSpec), whose kind and shape NumPy's roll checks on a probe."""
     x = as_spec(a)
+    items = shift if isinstance(shift, (tuple, list)) else (shift,)
+    if any(is_spec(v) or isinstance(v, PyScalarSpec) for v in items):
+        return _roll_by_values(x, items if isinstance(shift, (tuple, list)) else shift, axis)
     shifts = int_tuple(shift, "roll: shift")
     if axis is not None:
         if x.ndim == 0:             # NumPy's roll fails on a 0-d array whenever an axis is given
@@ -320,6 +343,23 @@ def roll_meta(a: Any, shift: Any, axis: Any = None) -> ArraySpec:
             raise MetaError("roll: 'shift' and 'axis' should be scalars or 1D sequences of the same length")
         for ax in axes:
             normalize_axis(ax, x.ndim)
+    return ArraySpec(x.shape, x.dtype)
+
+
+def _roll_by_values(x: ArraySpec, shift: Any, axis: Any) -> ArraySpec:
+    def stand_in(v: Any) -> Any:
+        if isinstance(v, PyScalarSpec):
+            if v.type is not int:
+                raise MetaUnsupported("roll: unsupported: a shift that is a Python float known at run time")
+            return 0
+        if is_spec(v) and v.dtype.kind not in "biu":
+            raise MetaUnsupported(f"roll: unsupported: a shift of dtype {v.dtype}")
+        return np.zeros(v.shape, v.dtype)[()] if is_spec(v) and v.scalar else \
+            np.zeros(v.shape, v.dtype) if is_spec(v) else v
+    probe_shift = [stand_in(v) for v in shift] if isinstance(shift, (tuple, list)) else stand_in(shift)
+    if any(not isinstance(d, int) for d in x.shape):
+        raise MetaUnsupported("roll: unsupported: a shift from values on an array of symbolic size")
+    run_probe("roll", np.roll, np.zeros(tuple(min(d, 2) for d in x.shape), x.dtype), probe_shift, axis)
     return ArraySpec(x.shape, x.dtype)
 
 

@@ -235,6 +235,7 @@ for _name, _meta, _methods in (
         ("ravel", S.ravel_meta, ("ravel",)), ("broadcast_to", S.broadcast_to_meta, ()),
         ("concatenate", S.concatenate_meta, ()), ("stack", S.stack_meta, ()), ("hstack", S.hstack_meta, ()),
         ("vstack", S.vstack_meta, ()), ("column_stack", S.column_stack_meta, ()), ("split", S.split_meta, ()), ("array_split", S.array_split_meta, ()),
+        ("hsplit", S.hsplit_meta, ()), ("vsplit", S.vsplit_meta, ()), ("dsplit", S.dsplit_meta, ()),
         ("tile", S.tile_meta, ()), ("repeat", S.repeat_meta, ("repeat",)), ("flip", S.flip_meta, ()),
         ("roll", S.roll_meta, ()), ("rot90", S.rot90_meta, ()), ("pad", S.pad_meta, ()),
         ("triu", S.triangle_meta, ()), ("tril", S.triangle_meta, ())):
@@ -428,6 +429,7 @@ for _sym, (_fn, _uf) in _UNARY.items():
     UNARY_OPERATORS[_sym] = OpDef(_uf.__name__, _fn, M.unary_operator_meta(_fn, _uf))
 
 INPLACE_NAMES = frozenset(fn.__name__ for fn in _INPLACE.values())
+LIST_RESULTS = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})   # NumPy returns a list of views
 
 # Elementwise ufuncs and the operators over them: broadcasting is symbolic (meta.broadcast).
 SYMBOLIC_OPS.update(n for n, op in REGISTRY.items() if isinstance(op.impl, np.ufunc) and op.impl.signature is None)
@@ -442,7 +444,8 @@ SYMBOLIC_OPS.update({
     # linear algebra, rearrangement and sequences (meta_linalg.py, meta_decomp.py, meta_shape.py, meta_seq.py):
     # sizes are compared (guarded), summed, multiplied and sliced; a split's remainder is specialized
     "solve", "inv", "det", "norm", "outer", "tensordot", "inner", "vdot", "vecdot", "einsum", "cholesky", "qr",
-    "svd", "eigh", "eigvalsh", "slogdet", "pinv", "matrix_power", "pad", "tile", "split", "array_split",
+    "svd", "eigh", "eigvalsh", "slogdet", "pinv", "matrix_power", "pad", "tile", "split", "array_split", "hsplit",
+    "vsplit", "dsplit",
     "sort", "argsort", "flip", "rot90", "roll", "triu", "tril", "diff", "real", "imag", "angle", "repeat", "diag",
     "convolve", "correlate", "broadcast_to"})
 SYMBOLIC_INT_OPS.update({"getitem", "setitem", "reshape", "arange", "zeros", "ones", "empty", "full", "broadcast_to",

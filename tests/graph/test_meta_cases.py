@@ -324,6 +324,8 @@ def join_case(draw, name: str):
             shape = list(draw(shapes))
         items.append(draw(arrays(shape=tuple(shape), scalar_ok=False)))
     seq = items if draw(st.booleans()) else tuple(items)
+    if items and draw(st.integers(0, 3)) == 0 and all(i.shape == items[0].shape for i in items):
+        seq = A((len(items), *items[0].shape), items[0].dtype)     # one ndarray: NumPy iterates its first axis
     if name == "column_stack":
         return (seq,), {}
     if name in ("hstack", "vstack"):
@@ -332,9 +334,11 @@ def join_case(draw, name: str):
 
 
 @st.composite
-def split_case(draw):
+def split_case(draw, name: str = "split"):
     x = draw(arrays(scalar_ok=False))
     sections = draw(st.one_of(st.integers(0, 4), st.lists(st.integers(-4, 5), max_size=3)))
+    if name in ("hsplit", "vsplit", "dsplit"):      # their axis is fixed
+        return (x, sections), {}
     return (x, sections), draw(optional(axis=st.integers(-x.ndim - 1, x.ndim)))
 
 
@@ -354,7 +358,9 @@ def repeat_case(draw):
 @st.composite
 def roll_case(draw):
     x = draw(arrays())
-    shift = draw(st.one_of(st.integers(-3, 3), st.lists(st.integers(-3, 3), min_size=1, max_size=2)))
+    shift = draw(st.one_of(st.integers(-3, 3), st.lists(st.integers(-3, 3), min_size=1, max_size=2),
+                           arrays(shape_st=hnp.array_shapes(min_dims=0, max_dims=2, max_side=2),
+                                  dtype=draw(st.sampled_from([np.int64, np.int8, np.uint8, np.bool_, np.float64])))))
     return (x, shift), draw(optional(axis=axis_for(x.ndim)))
 
 
@@ -579,7 +585,8 @@ CASES.update({
     "broadcast_to": broadcast_to_case(),
     "concatenate": join_case("concatenate"), "stack": join_case("stack"),
     "hstack": join_case("hstack"), "vstack": join_case("vstack"), "column_stack": join_case("column_stack"),
-    "split": split_case(), "array_split": split_case(),
+    "split": split_case(), "array_split": split_case(), "hsplit": split_case("hsplit"),
+    "vsplit": split_case("vsplit"), "dsplit": split_case("dsplit"),
     "tile": tile_case(), "repeat": repeat_case(),
     "flip": _x_and(lambda x: axis_for(x.ndim)), "roll": roll_case(), "pad": pad_case(), "rot90": rot90_case(),
     "triu": _x_and(lambda x: st.integers(-3, 3)), "tril": _x_and(lambda x: st.integers(-3, 3)),

@@ -27,6 +27,7 @@ import numpy as np
 import jax
 
 from ...graph.ir import CONST, INPUT, ArraySpec, PyScalarSpec, map_nodes
+from ...graph.ops import LIST_RESULTS
 from ..aliasing import same_object_root
 from ..engine_rng import kept_global_rng
 from .choice import Choice, Magnitudes, Variant
@@ -37,7 +38,7 @@ try:    # NumPy 2: np.seterr/np.errstate set this context variable to a new stat
 except ImportError:     # pragma: no cover  (another NumPy layout: read np.geterr() every call)
     _ERRSTATE = None
 
-_LIST_RESULTS = frozenset({"split", "array_split"})
+_LIST_RESULTS = LIST_RESULTS
 WRAP_BYTES = 1 << 15    # results from this size up are handed over without a copy (when the call made them)
 
 

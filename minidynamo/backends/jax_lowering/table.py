@@ -90,6 +90,10 @@ def _const_params(node: Node, first: int = 1) -> str | None:
     return None
 
 
+def _joins_a_list(node: Node) -> str | None:
+    return "a join of one array along its first axis (runs as NumPy)" if isinstance(node.args[0], Node) else None
+
+
 def _both(*checks):
     def refuse(node: Node) -> str | None:
         for check in checks:
@@ -299,7 +303,7 @@ def _rules() -> dict[str, OpRule]:
                                                        "constant", "edge") else "pad modes other than "
                                                        "constant and edge are not lowered"))
     for name in ("concatenate", "stack", "hstack", "vstack"):
-        rules[name] = OpRule(_same_name(name, cast_seq=True), _both(_only("axis"), _const_params))
+        rules[name] = OpRule(_same_name(name, cast_seq=True), _both(_only("axis"), _const_params, _joins_a_list))
     for name in ("split", "array_split"):
         rules[name] = OpRule(_lower_split(name), _both(_only("axis"), _const_params))
     for name in ("dot", "vdot", "inner", "outer", "tensordot"):

@@ -28,6 +28,7 @@ from .capture.interpreter import capture_function
 from .capture.later_steps import mark_handed_on
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .capture.dynamic_shapes import STATIC, ShapePolicy
+from .capture.sources import untagged
 from .held_warnings import has_checks, holding_warnings
 from .rng_state import restoring_rng
 from .guards import RELEASE_READS, Guard, GuardKind, GuardSet, compiled as compiled_expr, failures
@@ -222,12 +223,12 @@ class CompiledState:
                     continue
                 if number and type(now) is type(g.expected) and now != g.expected or \
                         length and type(now) is list and len(now) != g.expected:   # (dynamic_index.py)
-                    changed.add(g.expr)
+                    changed.add(untagged(g.expr))      # (a global's expression names the capture's tag)
                 # A function pinned by identity (a call that broke inside it) came back as another function
                 # object with the same code: it is made per call, so it is not pinned from now on.
                 elif g.kind is GuardKind.ID and type(now) is types.FunctionType and now is not g.expected and \
                         now.__code__ is g.expected.__code__:
-                    changed.add(g.expr)
+                    changed.add(untagged(g.expr))
         return changed
 
     def _changed_sizes(self, args: tuple, kwargs: dict) -> None:

@@ -27,7 +27,7 @@ from .known_values import KnownValues
 from .op_meta import PY_INT, meta_spec, value_ints
 from .lazy_dict import LazyDictVar
 from .side_effects import SideEffects
-from .sources import NamespaceSource, Source, input_name
+from .sources import NamespaceSource, Source, input_name, untagged
 from .variables.array import ArrayVar
 from .variables.base import Var, unsupported
 from .variables.builtins import BUILTINS, BuiltinVar, container_method
@@ -164,7 +164,7 @@ class CaptureContext:
         if isinstance(value, np.ndarray):       # subclasses (matrix, masked) behave differently: opaque
             self.guard([G.Guard(expr, G.GuardKind.TYPE, t, desc)])
             return OpaqueVar(value, source)
-        if t in SCALAR_TYPES and expr in self.dynamic or t is int and self.shape_policy.mode is True:
+        if t in SCALAR_TYPES and untagged(expr) in self.dynamic or t is int and self.shape_policy.mode is True:
             return self._scalar_input(value, source)
         if t in _CONSTANT_TYPES or t is np.dtype:
             return ConstVar(value, source, lambda: self.guard(G.guard_constant(expr, value, desc)))

@@ -6,6 +6,7 @@ else; `frame.ctx` is the CaptureContext shared with inlined frames; `frame.inlin
 
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any
 
@@ -20,8 +21,23 @@ from .variables.functions import CellBox
 
 # Standard-library modules whose Python code capture does not walk: `random` keeps its state in the C methods
 # every draw calls (walking random.shuffle only breaks deeper, once per list length), `copy` keys deepcopy's
-# memo by id(). A call into them is one break at the caller's call, run as plain Python.
+# memo by id(), and the rest of the pure-Python standard library (statistics, fractions, decimal's Python
+# twin, heapq's fallbacks, ...) is bookkeeping over Python numbers and types that breaks deeper and recaptures
+# per value (`statistics.mean(x.tolist())` went into statistics._sum: 7-45 breaks). A call into them is one
+# break at the caller's call, run as plain Python, as TorchDynamo's skip rules do; INLINED_STDLIB lists the
+# modules worth walking (decorators, context managers, containers' Python methods, dataclasses, enums).
 PLAIN_MODULES = frozenset({"random", "copy"})
+INLINED_STDLIB = frozenset({"functools", "contextlib", "dataclasses", "enum", "abc", "typing", "collections",
+                            "_collections_abc", "operator", "types", "numbers", "weakref", "_weakrefset",
+                            "__main__", "__future__"})
+
+
+def runs_plain(module: Any) -> bool:
+    """Whether code of the module named `module` (a function's __globals__['__name__']) runs as plain Python."""
+    if not isinstance(module, str):
+        return False
+    top = module.partition(".")[0]
+    return module in PLAIN_MODULES or top in sys.stdlib_module_names and top not in INLINED_STDLIB
 
 
 class Frame:
@@ -148,9 +164,9 @@ class Frame:
         from . import interpreter
         if self.depth + 1 > self.ctx.inline_limit:
             raise unsupported(BreakCategory.INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
-        if globals_.get("__name__") in PLAIN_MODULES:
+        if runs_plain(globals_.get("__name__")):
             raise unsupported(BreakCategory.CALL, f"{globals_['__name__']}.{qualname}() runs as plain Python "
-                                                  "(standard-library code with hidden state)")
+                                                  "(standard-library code: hidden state, bookkeeping per value)")
         if code.co_flags & (0x80 | 0x100 | 0x200):   # coroutine, iterable coroutine, async generator
             raise unsupported(BreakCategory.UNSUPPORTED, f"{qualname} is a coroutine")
         child = Frame(self.ctx, code, args, closure, globals_, qualname, builtins_, parent=self)

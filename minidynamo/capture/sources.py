@@ -156,3 +156,12 @@ def input_name(source: Source) -> str:
     if not out or out[0].isdigit():
         out = "v_" + out
     return out
+
+
+_TAG = re.compile(r"___e\d+_")
+
+
+def untagged(expr: str) -> str:
+    """A source expression without its capture's namespace tag (`___e3_G0['state'].t` -> `___G0['state'].t`):
+    the same source read by another capture (automatic dynamic numbers are remembered across captures)."""
+    return _TAG.sub("___", expr)

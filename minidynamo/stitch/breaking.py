@@ -22,13 +22,14 @@ from bytecode import Instr
 from .. import tracebacks
 from ..cache import moved
 from ..capture.context import CaptureContext
-from ..capture.frame import PLAIN_MODULES, Frame
+from ..capture.frame import Frame, runs_plain
 from ..capture.handlers import PLAIN, Plain
 from ..capture.variables.array import ArrayMethodVar, ArrayVar
 from ..capture.variables.base import MethodVar, Var
 from ..capture.variables.functions import BoundMethodVar, UserFunctionVar
 from ..capture.variables.objects import UserObjectVar
 from ..capture.liveness import is_live, rebound
+from ..capture.sources import untagged
 from ..errors import CannotResume
 from .resume import STACK_PREFIX
 from .stitched import Emitter, writeback_lines
@@ -62,7 +63,7 @@ class BreakEmitter(Emitter):
             # failed before (a resume function's parameters count as such) is called as the very
             # function the entry gets, as plain Python; otherwise (a closure made once and passed on
             # every call) its identity is guarded and its compiled form called, as for a global helper.
-            if var.source is None or var.source.expr() in self.ctx.dynamic:
+            if var.source is None or untagged(var.source.expr()) in self.ctx.dynamic:
                 return None
             var.pin()
         if isinstance(var, UserFunctionVar) and var.bound_self is None:
@@ -89,9 +90,9 @@ class BreakEmitter(Emitter):
 
 
 def _runs_plain(fn: Any) -> bool:
-    """A function of a standard-library module capture does not walk (frame.PLAIN_MODULES): called as
-    itself, never through a compiled wrapper."""
-    return isinstance(fn, types.FunctionType) and fn.__globals__.get("__name__") in PLAIN_MODULES
+    """A function of a standard-library module capture does not walk (frame.runs_plain): called as itself,
+    never through a compiled wrapper."""
+    return isinstance(fn, types.FunctionType) and runs_plain(fn.__globals__.get("__name__"))
 
 
 def _class_function(obj: Var, name: str) -> types.FunctionType | None:

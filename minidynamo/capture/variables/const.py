@@ -131,6 +131,11 @@ class ConstVar(Var):
         if v is np.ndarray:
             from .numpy_ns import construct_ndarray
             return construct_ndarray(frame, args, kwargs)
+        from .getters import GETTER_TYPES, call_getter, is_getter
+        if v in GETTER_TYPES and all_constant(args, kwargs):     # itemgetter(0): an immutable constant
+            return fold(frame, v, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
+        if is_getter(v):
+            return call_getter(frame, v, args, kwargs)
         from .namedtuples import construct, is_namedtuple_class
         if is_namedtuple_class(v):
             return construct(frame, v, args, kwargs)

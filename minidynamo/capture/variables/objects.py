@@ -191,6 +191,9 @@ class OpaqueVar(Var):
         return type(self.value)
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
+        from .getters import call_getter, is_getter
+        if is_getter(self.value):       # an itemgetter/attrgetter read from a source: identity-guarded
+            return call_getter(frame, self.value, args, kwargs)
         name = getattr(self.value, "__qualname__", type(self.value).__name__)
         raise unsupported(BreakCategory.CALL, f"call to {name} is not captured")
 

@@ -27,7 +27,8 @@ from ..graph.ops import INPLACE_NAMES, LIST_RESULTS
 # `x.conjugate()` of a real array: the array itself, where the ufunc np.conjugate makes a new one.)
 VIEW_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "swapaxes", "moveaxis", "expand_dims",
                       "squeeze", "broadcast_to", *LIST_RESULTS, "asarray", "asanyarray", "ascontiguousarray",
-                      "flip", "rot90", "diag", "real", "imag", "atleast_1d", "atleast_2d", "atleast_3d"})
+                      "flip", "rot90", "diag", "real", "imag", "atleast_1d", "atleast_2d", "atleast_3d",
+                      "sliding_window_view"})
 
 
 def is_view(node: Node) -> bool:

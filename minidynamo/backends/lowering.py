@@ -316,7 +316,8 @@ def numpy_surface_not_lowered(registry: dict) -> dict[str, str]:
                  "correlate", "interp", "searchsorted", "indices", "meshgrid", "angle", "real", "imag", "sort",
                  "argsort", "diag"):
         reasons[name] = "not lowered yet: runs as NumPy (issue 9 registered it for capture, not for engines)"
-    for name in ("atleast_1d", "atleast_2d", "atleast_3d", "insert", "isclose", "hsplit", "vsplit", "dsplit"):
+    for name in ("atleast_1d", "atleast_2d", "atleast_3d", "insert", "isclose", "hsplit", "vsplit", "dsplit",
+                 "digitize", "sliding_window_view"):
         reasons[name] = "not lowered yet: runs as NumPy (registered for capture of real code, not for engines)"
     for name in ("allclose", "array_equal", "array_equiv"):
         reasons[name] = "answers with a Python bool, which stays in Python (runs as NumPy)"

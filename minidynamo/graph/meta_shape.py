@@ -346,6 +346,29 @@ def roll_meta(a: Any, shift: Any, axis: Any = None) -> ArraySpec:
     return ArraySpec(x.shape, x.dtype)
 
 
+def sliding_window_view_meta(x: Any, window_shape: Any, axis: Any = None, *, subok: Any = False,
+                             writeable: Any = False) -> ArraySpec:
+    """np.lib.stride_tricks.sliding_window_view: a read-only view whose axes are shortened by window - 1
+    and the window's axes appended (writeable=/subok= views are not modelled)."""
+    if subok or writeable:
+        raise MetaUnsupported("sliding_window_view: unsupported: subok= or writeable=")
+    xs = as_spec(x)
+    window = int_tuple(window_shape, "sliding_window_view: window_shape")
+    if any(w < 0 for w in window):
+        raise MetaError("sliding_window_view: `window_shape` cannot contain negative values")
+    axes = tuple(range(xs.ndim)) if axis is None else \
+        tuple(normalize_axis(a, xs.ndim) for a in int_tuple(axis, "sliding_window_view: axis"))
+    if len(window) != len(axes):
+        raise MetaError("sliding_window_view: window_shape and axis must have the same length (all dimensions "
+                        "of x without an axis)")
+    shape = list(xs.shape)
+    for ax, w in zip(axes, window):
+        if shape[ax] < w:
+            raise MetaError("sliding_window_view: window shape cannot be larger than input array shape")
+        shape[ax] = shape[ax] - w + 1
+    return ArraySpec(tuple(shape) + window, xs.dtype)
+
+
 def _roll_by_values(x: ArraySpec, shift: Any, axis: Any) -> ArraySpec:
     def stand_in(v: Any) -> Any:
         if isinstance(v, PyScalarSpec):
@@ -363,11 +386,16 @@ def _roll_by_values(x: ArraySpec, shift: Any, axis: Any) -> ArraySpec:
     return ArraySpec(x.shape, x.dtype)
 
 
+# The modes whose result is the padded shape of the input's dtype, and the keywords each takes.
+_PAD_KEYWORDS = {"constant": ("constant_values",), "edge": (), "wrap": (), "reflect": ("reflect_type",),
+                 "symmetric": ("reflect_type",)}
+
+
 def pad_meta(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> ArraySpec:
     x = as_spec(array)
-    if mode != "constant":
+    if mode not in _PAD_KEYWORDS:
         raise MetaUnsupported(f"pad: unsupported mode {mode!r}")
-    reject_keywords("pad", kwargs, ("constant_values",))
+    reject_keywords("pad", kwargs, _PAD_KEYWORDS[mode])
     width = np.asarray(pad_width)         # at most 2 * ndim numbers
     if width.dtype.kind not in "iub":
         raise MetaError("pad: `pad_width` must be of integral type.")
@@ -382,6 +410,9 @@ def pad_meta(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) 
     shape = tuple(d + int(lo) + int(hi) for d, (lo, hi) in zip(x.shape, width))
     if "constant_values" in kwargs:
         result_dtype("pad", np.pad, probe(x, (1,)), 1, constant_values=probe(kwargs["constant_values"]))
+    if mode != "constant":      # NumPy refuses to extend an empty axis by its values: a probe of sizes 0/1 says
+        one = np.zeros(tuple(0 if isinstance(d, int) and d == 0 else 1 for d in x.shape), x.dtype)
+        run_probe("pad", np.pad, one, pad_width, mode, **kwargs)
     return ArraySpec(shape, x.dtype)
 
 

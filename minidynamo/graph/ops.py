@@ -20,6 +20,7 @@ import numpy as np
 
 from . import meta as M
 from .ir import ArraySpec, MethodCall
+from . import meta_bins as BIN
 from . import meta_checks as CHK
 from . import meta_create as C
 from . import meta_decomp as DEC
@@ -222,7 +223,7 @@ for _name, _meta, _fns in (
 _op("nan_to_num", np.nan_to_num, R.nan_to_num_meta, functions=(np.nan_to_num,))
 
 # ---- comparisons answering one bool, np.testing's assertions, speculated branches' checks ------------------
-for _name, _impl, _meta, _fns, _checks in CHK.OPS:
+for _name, _impl, _meta, _fns, _checks in [*CHK.OPS, *BIN.OPS]:
     _op(_name, _impl, _meta, functions=_fns, checks=_checks)
 
 # ---- shape ops ------------------------------------------------------------------------------------------
@@ -243,6 +244,8 @@ for _name, _meta, _methods in (
 for _n in (1, 2, 3):
     _op(f"atleast_{_n}d", getattr(np, f"atleast_{_n}d"), S.atleast_meta(_n), functions=(getattr(np, f"atleast_{_n}d"),))
 _op("insert", np.insert, S.insert_meta, functions=(np.insert,))
+_op("sliding_window_view", np.lib.stride_tricks.sliding_window_view, S.sliding_window_view_meta,
+    functions=(np.lib.stride_tricks.sliding_window_view,))
 if getattr(np, "concat", None) is not None and np.concat is not np.concatenate:
     alias_function(np.concat, "concatenate")
 
@@ -364,7 +367,7 @@ def uses_global_rng(node_op: str) -> bool:
 # Functions whose output shape depends on the values (np.unique, np.nonzero, ...): a call is a graph break
 # with that reason, never an op.
 DATA_DEPENDENT_FUNCTIONS = {id(f): f for f in (
-    np.unique, np.nonzero, np.flatnonzero, np.argwhere, np.bincount, np.extract, np.compress, np.trim_zeros,
+    np.unique, np.nonzero, np.flatnonzero, np.argwhere, np.extract, np.compress, np.trim_zeros,
     np.setdiff1d, np.intersect1d, np.union1d, np.setxor1d, np.unique_values, np.unique_counts,
     np.unique_inverse, np.unique_all) if f is not None}
 

@@ -376,6 +376,11 @@ def pad_case(draw):
     x = draw(arrays())
     width = draw(st.one_of(st.integers(-1, 2), st.tuples(st.integers(0, 2), st.integers(0, 2)),
                            st.just(tuple((1, 0) for _ in range(x.ndim))), st.just(((1, 2), (0, 1)))))
+    mode = draw(st.sampled_from(["constant", "constant", "edge", "wrap", "reflect", "symmetric"]))
+    if mode in ("reflect", "symmetric"):
+        return (x, width), {"mode": mode, **draw(optional(reflect_type=st.sampled_from(["even", "odd"])))}
+    if mode != "constant":
+        return (x, width), {"mode": mode}
     return (x, width), draw(optional(constant_values=st.sampled_from([0, 1.5, 300, -1, 1j])))
 
 

@@ -243,6 +243,25 @@ def checks_case(draw, name: str):
     return (a, b), kw
 
 
+@st.composite
+def binning_case(draw, name: str):
+    """np.digitize's x and edges, np.bincount's labels (zeros: valid counts) with weights and minlength,
+    sliding_window_view's windows and axes."""
+    x = draw(arrays(shape_st=small_shapes))
+    if name == "digitize":
+        edges = draw(arrays(shape_st=st.sampled_from([(0,), (1,), (2,), (), (1, 1)]), fill="zeros"))
+        return (x, edges), draw(optional(right=st.booleans()))
+    if name == "bincount":
+        labels = draw(arrays(shape_st=st.sampled_from([(0,), (3,), (), (2, 1)]), fill="zeros"))
+        kw = draw(optional(minlength=st.integers(-1, 3)))
+        if draw(st.booleans()):
+            kw["weights"] = draw(arrays(shape=draw(st.sampled_from([labels.shape, (1,)])), scalar_ok=False))
+        return (labels,), kw
+    window = st.one_of(st.integers(-1, 3), st.lists(st.integers(0, 3), max_size=3).map(tuple))
+    return (x, draw(window)), draw(optional(axis=st.one_of(st.integers(-3, 2),
+                                                           st.lists(st.integers(-3, 2), max_size=2).map(tuple))))
+
+
 LIB_CASES = {f"fft.{name}": fft_case(name) for name in (
     "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2",
     "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift")}
@@ -255,8 +274,10 @@ LIB_CASES.update({"cov": cov_case("cov"), "corrcoef": cov_case("corrcoef"), "med
                   "indices": indices_case(), "meshgrid": meshgrid_case(), "angle": component_case("angle"),
                   "real": component_case("real"), "imag": component_case("imag"),
                   "sort": sort_case(), "argsort": sort_case(), "diag": diag_case()})
+LIB_CASES.update({name: binning_case(name) for name in ("digitize", "bincount", "sliding_window_view")})
 LIB_CASES.update({op.name: checks_case(op.name) for op in ops.REGISTRY.values()
-                  if op.checks or op.name in ("isclose", "allclose", "array_equal", "array_equiv")})
+                  if op.checks and op.name != "bincount" or op.name in ("isclose", "allclose", "array_equal",
+                                                                         "array_equiv")})
 LIB_CASES.update({op.name: ufunc_method_case(op.impl.__self__, method)
                   for (_, method), op in ops.UFUNC_METHODS.items()})
 LIB_CASES.update({op.name: random_case(op.name.split(".", 1)[1]) for op in ops.REGISTRY.values()

@@ -6,7 +6,12 @@ test only, so other tests keep dask's local scheduler."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+
 import pytest
+
+from minidynamo.backends.engine_rng import kept_global_rng
 
 DASK_MISSING = "dask is not installed: pip install minidynamo[dask]"
 
@@ -32,3 +37,15 @@ def on_cluster(dask_cluster):
     """The session's cluster Client as the current client for this test (dask.compute runs there)."""
     with dask_cluster.as_current():
         yield dask_cluster
+
+
+@pytest.fixture(autouse=True)
+def xla_variants_only(monkeypatch):
+    """Tests of XLA's path (its checks, fallbacks, write-backs) call a graph a few times, and the graph's own
+    NumPy code, a variant the runner times against XLA's (jax_lowering/choice.ON_NUMPY), would take some of
+    those calls: off, except where a test turns it on (tests/backends/test_jax_runner.py)."""
+    if importlib.util.find_spec("jax") is None:
+        return
+    with kept_global_rng():     # importing jax draws from NumPy's global RandomState
+        runner = importlib.import_module("minidynamo.backends.jax_lowering.runner")
+    monkeypatch.setattr(runner, "NUMPY_VARIANT", False)

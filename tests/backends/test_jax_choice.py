@@ -147,7 +147,7 @@ def test_a_variant_far_slower_in_the_trials_challenges_only_in_every_rare_duel(c
     pick = choice.Choice(variants(clock, {PROVED: 1.0, STAGED: 1.5, CHECKED: 2.5}, ran))
     for i in range(9):
         pick(i)
-    assert pick.kept == PROVED and pick.far == {CHECKED}        # 2.5 >= FAR * 1.0; 1.5 is not
+    assert pick.kept == PROVED and pick.far == {CHECKED: 1}     # 2.5 >= FAR * 1.0; 1.5 is not
     del ran[:]
     for i in range(2 * 2 * choice.RARE):                         # 2 * RARE duels, one call in PERIOD each
         pick(i)
@@ -165,3 +165,16 @@ def test_when_every_other_variant_is_far_slower_most_duels_are_skipped(clock, mo
         pick(i)
     assert pick.kept == PROVED and ran.count(CHECKED) == 2       # the RARE-th duels only
     assert pick(0) == (PROVED, 0)
+
+
+def test_a_variant_many_times_slower_challenges_in_fewer_of_its_rare_turns(clock, monkeypatch):
+    monkeypatch.setattr(choice, "PERIOD", 2)
+    ran = []
+    pick = choice.Choice(variants(clock, {PROVED: 1.0, CHECKED: 40.0}, ran))    # XLA against NumPy on a loop
+    for i in range(6):
+        pick(i)
+    assert pick.kept == PROVED and pick.far == {CHECKED: 20}
+    del ran[:]
+    for i in range(2 * 2 * choice.RARE * 20):       # 40 rare duels: its turn in each, taken in one of 20
+        pick(i)
+    assert ran.count(CHECKED) == 2 and pick.kept == PROVED

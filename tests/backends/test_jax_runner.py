@@ -295,6 +295,52 @@ def test_a_graph_that_checks_intermediates_keeps_numpys_warnings_in_each_variant
     assert rec.fallbacks == 2
 
 
+def test_the_numpy_variant_is_numpys_own_call(monkeypatch):
+    """choice.ON_NUMPY, kept where XLA loses: the graph's NumPy code, so results, warnings and errors are
+    NumPy's bit for bit, and nothing runs on XLA or is proved."""
+    monkeypatch.setattr(runner, "NUMPY_VARIANT", True)
+    monkeypatch.setattr(choice, "PERIOD", 0)
+    rec = Recorder()
+    compiled = md.compile(gelu, backend=rec)
+    x = np.linspace(-3, 3, 4096).astype(np.float32)
+    assert_close(compiled(x), gelu(x))
+    assert list(rec.runs[0].choice.variants)[-1] == choice.ON_NUMPY
+    settled_on(rec, choice.ON_NUMPY)
+    fallbacks, proved = rec.fallbacks, rec.runs[0].proved[0]
+    assert np.array_equal(compiled(x), gelu(x)) and np.array_equal(compiled(x + 1), gelu(x + 1))
+    wide = x.copy()
+    wide[11] = 1e13                             # x ** 3 overflows: NumPy's warning, from NumPy itself
+    got, seen = warnings_of(compiled, wide)
+    expected, expected_seen = warnings_of(gelu, wide)
+    assert expected_seen and seen == expected_seen and np.array_equal(got, expected)
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError):
+        compiled(wide)
+    # (under errstate(all='raise') underflow is not ignored: NumPy runs before any variant is asked)
+    assert rec.runs[0].on_numpy[0] == 3 and rec.runs[0].proved[0] == proved and rec.fallbacks == fallbacks + 1
+
+
+def test_a_graph_xla_runs_slower_settles_on_numpy(monkeypatch):
+    """The choice times ON_NUMPY as every other variant (a fake clock makes XLA's calls slow)."""
+    monkeypatch.setattr(runner, "NUMPY_VARIANT", True)
+    monkeypatch.setattr(choice, "PERIOD", 0)
+    monkeypatch.setattr(choice, "TRIALS", 2)
+    now = [0.0]
+    monkeypatch.setattr(choice.time, "perf_counter", lambda: now[0])
+    rec = Recorder()
+    compiled = md.compile(lambda x: np.tanh(x) + 1.0, backend=rec)
+    x = np.linspace(0, 1, 8)
+    compiled(x)
+    pick = rec.runs[0].choice
+    for v, run in list(pick.variants.items()):
+        def timed(inputs, run=run, cost=1.0 if v == choice.ON_NUMPY else 9.0):
+            now[0] += cost
+            return run(inputs)
+        pick.variants[v] = timed
+    while pick.kept is None:
+        assert_close(compiled(x), np.tanh(x) + 1.0)
+    assert pick.kept == choice.ON_NUMPY and np.array_equal(compiled(x), np.tanh(x) + 1.0)
+
+
 @pytest.mark.parametrize("staged", [True, False], ids=["staged", "plain"])
 def test_a_graph_without_a_proof_chooses_between_staged_and_plain_checked_calls(staged, monkeypatch):
     monkeypatch.setattr(choice, "PERIOD", 0)

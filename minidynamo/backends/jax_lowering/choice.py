@@ -15,7 +15,11 @@ is likeliest wrong) one other variant (in turn) runs and is timed against the ke
 a variant whose last DUELS such ratios have a median below SWITCH is kept instead. Each duel costs at most
 one slower call in PERIOD; a variant whose trials took FAR times the kept one's or more (the checked
 variant of a graph whose proved one computes sin by polynomials: 28 ms against 11) is the challenger only
-in every RARE-th duel. Speed only: every variant keeps NumPy's semantics.
+in every RARE-th duel, and one k * FAR times slower in one of k of its turns there, so that its duels cost
+under 2 * FAR kept calls in PERIOD * RARE (XLA can be 100 times slower than NumPy on a loop-heavy graph).
+Speed only: every variant keeps NumPy's semantics; ON_NUMPY, the graph's own NumPy code, is one of them
+(runner.py adds it last), so a graph where XLA loses runs on NumPy: its results are then NumPy's exactly
+(within the backend's tolerance on XLA).
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ class Magnitudes(Enum):
 class Variant:
     magnitudes: Magnitudes
     staged: bool        # large inputs go through the graph's buffers (staging.Stager)
+    numpy: bool = False     # the graph's NumPy code instead of XLA (ON_NUMPY)
+
+
+ON_NUMPY = Variant(Magnitudes.UNREAD, False, numpy=True)    # where XLA loses (dispatch, loops): NumPy itself
 
 
 class Choice:
@@ -63,7 +71,8 @@ class Choice:
         self.ratios: dict[Variant, list[float]] = {v: [] for v in self.order}
         self.calls = 0
         self.duels = 0
-        self.far: set[Variant] = set()      # variants whose trials took FAR times the kept one's or more
+        self.far: dict[Variant, int] = {}   # variants whose trials took k * FAR times the best's or more -> k
+        self.passed: dict[Variant, int] = {}    # ... and how often their turn in a rare duel was passed over
         self.challenger: tuple[Variant, float] | None = None     # a duel's first half: (variant, its time)
 
     def settle(self, variant: Variant) -> None:
@@ -96,7 +105,8 @@ class Choice:
         if done >= TRIALS and (done >= MAX_TRIALS or sum(sum(t[1:]) for t in self.times.values()) >= TRIAL_SECONDS):
             medians = {v: statistics.median(self.times[v][1:]) for v in self.order}
             best = min(self.order, key=medians.__getitem__)
-            self.far = {v for v in self.order if medians[v] >= FAR * medians[best]}
+            self.far = {v: int(medians[v] / max(medians[best], 1e-12) // FAR) for v in self.order
+                        if medians[v] >= FAR * medians[best]}
             self.settle(best)
         return got
 
@@ -106,8 +116,12 @@ class Choice:
             others = self.order[self.order.index(kept) + 1:] + self.order[:self.order.index(kept)]
             self.duels += 1
             near = [v for v in others if v not in self.far]
-            if self.duels % RARE == 0:      # now and then any variant, in turn
+            if self.duels % RARE == 0:      # now and then any variant, in turn ...
                 other = others[(self.duels // RARE) % len(others)]
+                self.passed[other] = self.passed.get(other, 0) + 1
+                if self.passed[other] < self.far.get(other, 1):     # ... one k * FAR times slower k times rarer
+                    return self.variants[kept](inputs)
+                self.passed[other] = 0
             elif near:
                 other = near[self.duels % len(near)]
             else:                           # every other variant is far slower: no duel this time

@@ -30,7 +30,7 @@ from ...graph.ir import CONST, INPUT, ArraySpec, PyScalarSpec, map_nodes
 from ...graph.ops import LIST_RESULTS
 from ..aliasing import same_object_root
 from ..engine_rng import kept_global_rng
-from .choice import Choice, Magnitudes, Variant
+from .choice import ON_NUMPY, Choice, Magnitudes, Variant
 from .staging import THREAD_BYTES, Stager, large_inputs
 
 try:    # NumPy 2: np.seterr/np.errstate set this context variable to a new state object
@@ -39,6 +39,7 @@ except ImportError:     # pragma: no cover  (another NumPy layout: read np.geter
     _ERRSTATE = None
 
 _LIST_RESULTS = LIST_RESULTS
+NUMPY_VARIANT = True    # the graph's NumPy code is one of its variants (tests of XLA's path turn it off)
 WRAP_BYTES = 1 << 15    # results from this size up are handed over without a copy (when the call made them)
 
 
@@ -237,7 +238,7 @@ def _staged(piece: Any, stager: Stager, call: Callable, holds: Callable | None =
 
 
 def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
-             unchecked: tuple | None, counter: list[int], stager: Stager) -> Callable[[tuple], Any]:
+             unchecked: tuple | None, counter: list[int], stager: Stager) -> Choice:
     """inputs -> the graph's outputs from XLA, or None when a data check failed. With `unchecked`
     (jitted, traced, proof: engine._unchecked), calls may take the variant without finite checks when their
     inputs' magnitudes prove that no nan/inf can appear (counted in `counter`), and choice.py times the
@@ -252,9 +253,9 @@ def _attempt(piece: Any, jitted: Callable, traced: Any, written: list[int],
     checked_staged = _staged(piece, stager, lambda args, inputs, proved: checked_call(args, inputs))
     if unchecked is None:
         if not stager.large:
-            return checked
+            return Choice({Variant(Magnitudes.UNREAD, False): checked})
         if _always_staged(piece, stager):
-            return checked_staged
+            return Choice({Variant(Magnitudes.UNREAD, True): checked_staged})
         return Choice({Variant(Magnitudes.UNREAD, True): checked_staged, Variant(Magnitudes.UNREAD, False): checked})
     return Choice(_variants(piece, unchecked, written, counter, stager, checked, checked_call, checked_staged))
 
@@ -326,6 +327,12 @@ def _speculative(fast: Callable, finish: Callable[[Any, tuple], Any], holds: Cal
     return run
 
 
+def _with_numpy(attempt: Choice, numpy_run: Callable[[tuple], tuple]) -> Choice:
+    """`attempt`'s variants and, last, the graph's NumPy code: timed against them as they are against one
+    another, kept where XLA loses (choice.py)."""
+    return Choice({**attempt.variants, ON_NUMPY: numpy_run}) if NUMPY_VARIANT else attempt
+
+
 def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..., tuple],
                 unchecked: tuple | None = None) -> Callable[..., tuple]:
     """`run(*inputs)` for one graph: see the module docstring."""
@@ -335,7 +342,12 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
     written = [input_index[id(n)] for n in piece.written_inputs]     # in the order the trace returns them
     fallbacks, proved = [0], [0]    # calls that ran on NumPy / without finite checks (tests read both)
     stager = Stager(large_inputs(piece))
-    engine = _attempt(piece, jitted, traced, written, unchecked, proved, stager)
+    on_numpy = [0]      # calls the choice ran as the graph's NumPy code (choice.ON_NUMPY)
+
+    def numpy_chosen(inputs: tuple) -> tuple:
+        on_numpy[0] += 1
+        return fallback(*inputs)
+    engine = _with_numpy(_attempt(piece, jitted, traced, written, unchecked, proved, stager), numpy_chosen)
 
     def attempt(inputs: tuple) -> Any:     # the first call only: then `attempt` is `engine` itself
         nonlocal attempt
@@ -367,6 +379,7 @@ def make_runner(piece: Any, jitted: Callable, traced: Any, fallback: Callable[..
     run.fallbacks = fallbacks             # type: ignore[attr-defined]
     run.proved = proved                   # type: ignore[attr-defined]
     run.stager = stager                   # type: ignore[attr-defined]
-    run.choice = engine if isinstance(engine, Choice) else None     # type: ignore[attr-defined]
+    run.on_numpy = on_numpy               # type: ignore[attr-defined]
+    run.choice = engine                   # type: ignore[attr-defined]
     run.__minidynamo_source__ = getattr(fallback, "__minidynamo_source__", "")
     return run

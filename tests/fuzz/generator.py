@@ -102,8 +102,9 @@ def make_calls(rng: random.Random, count: int) -> list[CallSpec]:
 class _Gen:
     """Writes one module. `env` maps visible local names to kinds; blocks work on copies of it."""
 
-    def __init__(self, rng: random.Random, features: frozenset) -> None:
+    def __init__(self, rng: random.Random, features: frozenset, require: str | None = None) -> None:
         self.rng, self.features = rng, features
+        self.require = require            # a feature whose statement f's body has at top level at least once
         self.counter = 0
         self.helpers: list[str] = []      # names of helpers defined so far: h(a: A, s: P) -> A
         self.funcs: list[str] = []        # closures visible in f: inner(z: A) -> A
@@ -250,14 +251,16 @@ class _Gen:
                                 "int(n) % 3", f"min({e('I')}, 2)"))
 
     # ---- statements ---------------------------------------------------------------------------------
-    def block(self, env: dict, count: int, indent: str) -> list[str]:
-        """`count` statements at `indent`; names they bind stay in `env` only at the top level."""
+    def block(self, env: dict, count: int, indent: str, force: str | None = None) -> list[str]:
+        """`count` statements at `indent`; names they bind stay in `env` only at the top level. `force`: one of
+        them, at a random place, is a statement of that feature."""
         lines: list[str] = []
-        for _ in range(count):
-            lines += [indent + s for s in self.statement(env)]
+        at = self.rng.randrange(count) if force else -1
+        for k in range(count):
+            lines += [indent + s for s in self.statement(env, force if k == at else None)]
         return lines or [indent + "pass"]
 
-    def statement(self, env: dict) -> list[str]:
+    def statement(self, env: dict, force: str | None = None) -> list[str]:
         r = self.rng
         kinds = ["assign", "assign", "assign", "reassign"]
         nested = ("for_range", "for_list", "while", "if_py", "if_arr", "try", "early_return")
@@ -266,7 +269,7 @@ class _Gen:
                 continue
             if feat not in ("ufunc", "reduce", "shape", "matmul", "dtype", "pyarith", "helper", "global_read"):
                 kinds.append(feat)
-        kind = r.choice(kinds)
+        kind = force or r.choice(kinds)
         self.depth += 1
         try:
             if kind in EXTRA_STATEMENTS:
@@ -435,7 +438,7 @@ class _Gen:
         if self.has("try") and not self.in_helper:
             lines.append("    errs = []")
             env["errs"] = "E"
-        lines += self.block(env, body_count, "    ")
+        lines += self.block(env, body_count, "    ", None if self.in_helper else self.require)
         if self.in_helper:
             return lines + [f"    return {self.expr('A', env)}"]
         names = [n for n, k in env.items() if k != "E"]
@@ -463,14 +466,18 @@ class _Gen:
         return "\n".join(lines) + "\n"
 
 
-def generate(seed: int, features=None, calls: int = 5, subset: bool = True) -> Program:
-    """The program of `seed`: a random subset of `features` (all of them with subset=False) and its calls."""
+def generate(seed: int, features=None, calls: int = 5, subset: bool = True, require: str | None = None) -> Program:
+    """The program of `seed`: a random subset of `features` (all of them with subset=False) and its calls.
+    `require`: a feature every program has, with at least one of its statements in f's body (the subset of
+    the other features is drawn as without it, so `require` changes the program but not which seeds exist)."""
     rng = random.Random(seed)
     features = frozenset(FEATURES if features is None else features)
     if subset:
         chosen = frozenset(f for f in sorted(features) if rng.random() < 0.45)
         features = chosen or frozenset([rng.choice(sorted(features))]) if features else frozenset()
-    source = _Gen(rng, features).module()
+    if require:
+        features |= {require}
+    source = _Gen(rng, features, require).module()
     return Program(seed, source, features, make_calls(rng, calls))
 
 

@@ -458,10 +458,10 @@ class Summary:
 
 
 def run_many(count: int, seed: int, features=gen.FEATURES, calls: int = 5, strict: bool = True, warns: bool = False,
-             progress: Callable[[int, Summary], None] | None = None) -> Summary:
+             progress: Callable[[int, Summary], None] | None = None, require: str | None = None) -> Summary:
     summary = Summary()
     for i in range(count):
-        program = gen.generate(seed + i, features, calls=calls)
+        program = gen.generate(seed + i, features, calls=calls, require=require)
         try:
             mismatches = compare(program.source, program_calls(program), strict=strict, stats=summary.captures,
                                  warns=warns)
@@ -499,6 +499,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=5, help="calls per program (at least 3)")
     p.add_argument("--features", default=",".join(gen.FEATURES), help="comma-separated features to draw from")
     p.add_argument("--disable", default="", help="comma-separated features to leave out")
+    p.add_argument("--require", metavar="FEATURE", help="every program has FEATURE, and a statement of it in f")
     p.add_argument("--warnings", action="store_true", help="also compare NumPy warnings (can be flaky)")
     p.add_argument("--lenient", action="store_true", help="suppress_errors=True: internal errors fall back to eager")
     p.add_argument("--dynamic", choices=("none", "true", "false"), default="none",
@@ -515,6 +516,8 @@ def main(argv: list[str] | None = None) -> int:
     DYNAMIC = {"none": None, "true": True, "false": False}[a.dynamic]
     features = [f for f in a.features.split(",") if f and f not in a.disable.split(",")]
     unknown = set(features) - set(gen.FEATURES)
+    if a.require and a.require not in gen.FEATURES:
+        unknown.add(a.require)
     if unknown:
         p.error(f"unknown features {sorted(unknown)}; known: {', '.join(gen.FEATURES)}")
     if a.replay is not None:
@@ -523,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
             print(path.name, "ok" if not (ms := replay(path)) else "\n  ".join(["MISMATCH"] + [str(m) for m in ms]))
         return 0
     if a.show is not None:
-        prog = gen.generate(a.show, features, calls=a.calls)
+        prog = gen.generate(a.show, features, calls=a.calls, require=a.require)
         print(f"# features: {sorted(prog.features)}\n{prog.source}\n# calls: {prog.calls}")
         return 0
     step = max(1, a.count // 20)
@@ -533,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{i}/{a.count}] calls {s.calls}, failing programs {s.failing_programs}", flush=True)
 
     print(f"Python {sys.version.split()[0]}, numpy {np.__version__}, seeds {a.seed}..{a.seed + a.count - 1}")
-    summary = run_many(a.count, a.seed, features, max(3, a.calls), not a.lenient, a.warnings, progress)
+    summary = run_many(a.count, a.seed, features, max(3, a.calls), not a.lenient, a.warnings, progress, a.require)
     print(summary.report())
     if outcomes is not None:
         print("fast-path region calls by outcome:", dict(outcomes.most_common()))

@@ -104,6 +104,10 @@ def fold_for(frame: "Frame", it: Any) -> bool:
             or ctx.arm_steps > ARM_STEP_BUDGET:
         return False
     span = next(((s, e) for s, e in frame.ins.loops if s == header), None)
+    if span is not None and not frame.ins.closed(span):
+        frame.ctx.folded_log.append(f"line {frame.location()[1]}: for not folded: part of its body lies "
+                                    "outside the loop's instructions")
+        return False
     rng = _range_of(frame, it) if span is not None else None
     if rng is None or not _worth_folding(frame, span, rng):
         return False

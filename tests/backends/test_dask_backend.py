@@ -22,14 +22,15 @@ from tests.extras import require
 MODELS = {m.name: m for m in registry()}
 # Corpus models whose every op lowers (the others split: in-place updates, solve, norm, fancy indexing).
 # (logreg_until is one graph with a while_loop since its counter is carried: dask leaves control flow to NumPy;
-# kmeans_step and kmeans_fit split: the distances their argmin reads are NumPy's, backends/amplifiers.py)
+# kmeans_step and kmeans_fit split: the distances their argmin reads are NumPy's, backends/amplifiers.py;
+# nan_guard is one graph whose `if ...: raise` is a check node, which dask leaves to NumPy)
 FULLY_LOWERED = ["mlp_gelu", "mlp_relu_layers", "attention", "multi_head_attention", "causal_attention_f32",
                  "layernorm", "rmsnorm", "conv2d_im2col", "conv_relu_pool", "rnn_tanh", "gru",
                  "transformer_block", "residual_closure", "global_weights", "swiglu_mlp", "batchnorm_infer",
                  "sinusoidal_positions", "mixer_block",
                  "newton_inverse_sqrt", "nbody_step", "nbody_simulate", "heat_periodic", "game_of_life",
                  "lorenz_rk4", "mlp_with_print", "robust_scale_statistics", "json_configured", "random_jitter",
-                 "nan_guard", "nested_dict_net", "configured_norm", "record_history",
+                 "nested_dict_net", "configured_norm", "record_history",
                  "checked_matmul", "collect_then_stack", "keyword_only", "closure_scaler", "tuple_unpack_stats"]
 ON_CLUSTER = ["mlp_gelu", "attention", "layernorm", "kmeans_step", "sign_dependent", "adam_step"]
 

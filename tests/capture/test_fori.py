@@ -428,3 +428,22 @@ def test_a_loop_writing_only_its_own_array_writes_no_input():
     res = check(fills_a_fresh_array, np.arange(3.0), calls=[(np.ones(5),)])
     node = one_loop_graph(res)
     assert all(node.args[k].op != "input" for k in node.meta["writes"])      # x is only read
+
+
+def rewritten_in_an_inner_while(x, lst):
+    s = 1.5
+    for i in range(x.shape[0]):
+        k = 0
+        while k < len(lst):       # 3.14 lays this body out after the outer loop's back edge
+            s = float(x[i].sum()) * k
+            k += 1
+    return s
+
+
+def test_a_local_written_in_an_inner_while_is_carried_or_the_loop_is_not_folded():
+    # fuzz seed 1769 (--require fori) on 3.14/3.15: the folded body carried nothing, so `s` kept 1.5
+    x = np.arange(12.0).reshape(4, 3)
+    res = check(rewritten_in_an_inner_while, x, [1, 2], calls=[(x + 1, [3, 4, 5]), (x[:2], [])])
+    for graph in res.graphs:
+        for node in fori_nodes(graph):
+            assert node.spec, str(graph)      # a folded loop carries `s` and `k`

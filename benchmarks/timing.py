@@ -55,19 +55,21 @@ def calibrate(fn: Callable[[], object], target_ns: float) -> int:
         number *= 2 if perf_ns() - start > target_ns / 10 else 10
 
 
-def interleaved(candidates: dict[str, Callable[[], object]], rounds: int, batch_ns: float) -> dict[str, list[float]]:
+def interleaved(candidates: dict[str, Callable[[], object]], rounds: int, batch_ns: float,
+                clock: Callable[[], int] = perf_ns) -> dict[str, list[float]]:
     """ns per call of each candidate, one sample per round; candidates alternate within every round (and the
-    order flips each round) so drifting machine load hits them alike."""
+    order flips each round) so drifting machine load hits them alike. `clock`: time.process_time_ns counts
+    this process's CPU time only (on a shared machine wall time also counts other programs' turns)."""
     number = max(1, min(calibrate(fn, batch_ns) for fn in candidates.values()))
     names = list(candidates)
     samples: dict[str, list[float]] = {n: [] for n in names}
     for r in range(rounds):
         for name in (names if r % 2 == 0 else names[::-1]):
             fn = candidates[name]
-            start = perf_ns()
+            start = clock()
             for _ in range(number):
                 fn()
-            samples[name].append((perf_ns() - start) / number)
+            samples[name].append((clock() - start) / number)
     return samples
 
 

@@ -38,12 +38,12 @@ from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch import raisers
 from .stitch.snapshots import snapshot_lines
 from .stitch.stitched import build_body
+from .mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: tests read it here)
 from .callables import Target, compiled_function, resolve
 from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
 from .signatures import code_signature
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
-HITS_PER_MISS = 3     # past the cache limit, fewer hits per miss than this: stop checking guards
 GLOBAL_STATS = {"captures": 0, "cache_hits": 0, "guard_failures": 0, "recompiles": 0, "fallbacks": 0}
 
 
@@ -61,7 +61,7 @@ class CompiledState:
         self.records: list[CaptureRecord] = []
         self.skip_reason: str | None = None
         self.warned_limit = False
-        self._window_start = (0, 0)           # (entry hits, misses) when the last past-limit window began
+        self.past_limit = PastLimit()         # what each window of misses past the cache limit decides
         self.lock = threading.RLock()
         self.dynamic: set[str] = set()       # int/float sources captured unspecialized (see _changed_numbers)
         self.dynamic_mode = dynamic          # compile(dynamic=...): None automatic, True, False
@@ -117,12 +117,12 @@ class CompiledState:
                                 f"code as plain Python")
             return "eager"
         cfg = self.cfg()
-        if self.cache.stats.mode is not Mode.PAST_LIMIT:    # (past the limit the dispatcher counts them)
+        if self.cache.stats.mode not in (Mode.PAST_LIMIT, Mode.TIMING):   # (there the dispatcher counts them)
             self.cache.stats.misses += 1
         if len(self.cache.entries) >= cfg.cache_size_limit:   # no recompile: not counted as one
             if not self.warned_limit:
                 self._warn_limit(cfg, self._failure_reasons(args, kwargs))
-            self._past_limit()
+            self.past_limit.window(self.cache, self.lock)
             return "eager"
         try:
             failed, why = self._record_failures(args, kwargs)
@@ -132,18 +132,6 @@ class CompiledState:
         except Exception as e:   # the one logged fallback: an internal error never reaches the user
             self._fall_back(e, cfg)
             return "eager"
-
-    def _past_limit(self) -> None:
-        """Past the cache limit a call must cost about what a plain call costs: misses run the original
-        function straight from the dispatcher, and once a window of misses saw fewer than HITS_PER_MISS hits
-        per miss, checking guards costs more than the hits save (the default backend calls the same NumPy
-        functions as eager), so the dispatcher stops checking them (until reset())."""
-        hits, misses = sum(e.hits[0] for e in self.cache.entries), self.cache.stats.misses
-        if self.cache.stats.mode is not Mode.PAST_LIMIT:
-            self.cache.set_mode(Mode.PAST_LIMIT)
-        elif hits - self._window_start[0] < HITS_PER_MISS * (misses - self._window_start[1]):
-            self.cache.set_mode(Mode.EAGER)
-        self._window_start = (hits, misses)
 
     def _fall_back(self, e: Exception, cfg: _config.Config) -> None:
         """An internal error during capture: raise it (suppress_errors off), or from now on run this function
@@ -588,4 +576,5 @@ def reset() -> None:
             state.children.clear()
             state.skip_reason = None
             state.warned_limit = False
+            state.past_limit = PastLimit()
             state.dynamic_dims.clear()

@@ -50,7 +50,10 @@ class Mode(enum.Enum):
     CAPTURE = "capture"          # call ___miss: capture a new entry (under the function's lock)
     PAST_LIMIT = "past_limit"    # the cache is full: run the original function; every WINDOW-th miss
                                  # calls ___miss so it can decide whether to stop checking guards at all
-    EAGER = "eager"              # misses only, for a whole window: no guards, just the original function
+    EAGER = "eager"              # misses only, for a whole window, or a trial found the guards cost more than
+                                 # the hits save: no guards, just the original function
+    TIMING = "timing"            # past the limit, a trial (mode_trial.py): calls alternate by blocks between
+                                 # the PAST_LIMIT code (as ___guarded) and the original function, each timed
 
 
 WINDOW = 64   # misses past the limit between two decisions (counted by the dispatcher in stats.misses)
@@ -198,6 +201,12 @@ class FunctionCache:
         self.dispatcher.__code__ = new.__code__
         self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
 
+    def start_trial(self, trial: Any) -> None:
+        """Past the limit: time the PAST_LIMIT code against the original function (Mode.TIMING)."""
+        guarded = self._compile(self._source(self.entries, self.generation + 1, Mode.PAST_LIMIT))
+        self.namespace.update(___trial=trial, ___guarded=guarded)
+        self.set_mode(Mode.TIMING)
+
     def clear(self) -> None:
         """Drop every entry and the names they used (graphs, constants, resume functions). A call that is
         inside an old entry's body at that moment may fail: reset while other threads call is unsupported."""
@@ -219,6 +228,10 @@ class FunctionCache:
         lines = [f"def {name}({self.params}):", *self._prologue]
         if mode is Mode.EAGER:
             return "\n".join([*lines, f"    return ___eager({self.forward})"]) + "\n"
+        if mode is Mode.TIMING:
+            return "\n".join([*lines, "    ___t = ___trial.begin()", "    try:", "        if ___t[1]:",
+                              f"            return ___eager({self.forward})", f"        return ___guarded({self.forward})",
+                              "    finally:", "        ___trial.end(___t)"]) + "\n"
         # Newest first, as Dynamo does: a later capture is usually the more general one (automatic dynamic,
         # an unspecialized counter), and the entry that keeps failing should not be checked on every call.
         for e in reversed(entries):

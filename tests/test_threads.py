@@ -132,6 +132,28 @@ def test_guard_failure_storm_under_cache_limit():
     assert len(cfn._minidynamo.cache.entries) == 3
 
 
+def test_threads_past_the_limit_through_a_trial_get_eager_results_and_the_trial_ends():
+    """Frequent hits past the limit start a timed trial (mode_trial.py) while all threads call: each call's
+    result is eager's, and the trial decides once its calls ended, however the threads interleaved."""
+    cfn = md.compile(block, dynamic=False, options={"cache_size_limit": 2})
+    w = np.eye(2)
+    rows = [1, 2, 1, 2, 1, 2, 1, 2, 5]                # 8 hits per miss
+
+    def call(i: int):
+        return [(n, cfn(np.full((n, 2), float(i)), w)) for n in rows * 40]
+    results = run_threads(call)
+    for i, outs in enumerate(results):
+        for n, out in outs:
+            assert np.array_equal(out, block(np.full((n, 2), float(i)), w))
+    state = cfn._minidynamo
+    assert "___trial" in state.cache.namespace and md.stats(cfn).captures == 2
+    for k in range(1000):                             # a trial still running ends after its 96 calls
+        if md.stats(cfn).mode.value != "timing":
+            break
+        cfn(np.full((rows[k % len(rows)], 2), 1.0), w)
+    assert md.stats(cfn).mode.value in ("past_limit", "eager") and state.past_limit.trial is None
+
+
 def test_add_publishes_names_before_code():
     """A reader running the dispatcher while entries are added never meets a missing name: cache.add
     installs the new code only after the namespace has everything it uses."""

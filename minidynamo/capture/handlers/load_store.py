@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import keyword
 
 from bytecode import Instr
@@ -139,7 +140,18 @@ def load_attr(frame: Frame, inst: Instr) -> None:
 
 def _attribute(obj: str, name: str) -> str:
     """`obj.name` as the entry spells it (a name from bytecode is already mangled)."""
+    obj = _operand(obj)
     return f"{obj}.{name}" if name.isidentifier() and not keyword.iskeyword(name) else f"getattr({obj}, {name!r})"
+
+
+def _operand(obj: str) -> str:
+    """`obj` fit to take `.name`: a constant the entry spells as a literal is parenthesized (`9.shape` does not
+    parse, `-1.real` would bind as -(1.real))."""
+    try:
+        tree = ast.parse(obj, mode="eval").body
+    except SyntaxError:
+        return f"({obj})"
+    return obj if isinstance(tree, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) else f"({obj})"
 
 
 @plain_form("LOAD_ATTR", since=(3, 12))
@@ -199,7 +211,7 @@ def store_attr(frame: Frame, inst: Instr) -> None:
 @plain_form("STORE_ATTR")
 def store_attr_plain(frame: Frame, inst: Instr, em) -> Plain:
     value, obj = em.value(frame.stack[-2]), em.value(frame.stack[-1])
-    return Plain(2, [], [f"{obj}.{inst.arg} = {value}"])
+    return Plain(2, [], [f"{_operand(obj)}.{inst.arg} = {value}"])
 
 
 @handler("DELETE_ATTR")

@@ -269,3 +269,23 @@ def test_a_bound_builtin_method_on_a_resume_functions_stack_is_captured_once():
         compiled(x23())
     assert set(child_captures(compiled).values()) == {1}, child_captures(compiled)
     assert res.reasons
+
+
+def attribute_of_a_constant(x, n):
+    y = x * 2
+    x = n * n           # a constant once n is specialized: the entry spells it as the literal 9
+    return y + x.shape[0]
+
+
+def attribute_set_on_a_constant(x, n):
+    y = x * 2
+    x = n - 4           # -1: `-1.tag = ...` would not even parse as the attribute of -1
+    x.tag = y
+    return y
+
+
+@pytest.mark.parametrize("fn", [attribute_of_a_constant, attribute_set_on_a_constant])
+def test_an_attribute_of_a_constant_at_a_break_raises_as_eager(fn):
+    # fuzz seed 1247 (--require fori): the breaking instruction's plain form was `___r = 9.shape`, a
+    # SyntaxError in the generated entry (an internal error; eager's AttributeError with suppress_errors)
+    check(fn, np.ones(3), 3, calls=[(np.ones(3), 3)])

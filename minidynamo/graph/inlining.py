@@ -21,6 +21,10 @@ from . import control
 from .errstate import errstate_of
 from .ir import Node, iter_nodes
 
+# How deep one expression may nest inlined operands: CPython's parser refuses a line nested past 200
+# parentheses ("too many nested parentheses"), and a long chain of one-use operators nests one per step.
+MAX_DEPTH = 32
+
 
 def is_setitem_statement(node: Node) -> bool:
     """Codegen writes this node as `a[i] = v` (a statement with no value of its own)."""
@@ -47,6 +51,7 @@ def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
     for o in iter_nodes(outputs):
         uses[id(o)] = uses.get(id(o), 0) + 2       # a returned value is always a local
     inline: dict[int, Node] = {}
+    depth: dict[int, int] = {}      # id of a node -> how deeply its expression nests inlined operands
     stack: list[Node] = []
     for node in nodes:
         if id(node) in cuts:
@@ -57,10 +62,12 @@ def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
         pending = {id(p) for p in stack}
         reads = [n for n in evaluation_order(node) if id(n) in pending]
         k = len(reads)
+        deepest = max((depth.get(id(r), 0) for r in reads), default=0)
         if k and is_operator(node) and [id(p) for p in stack[-k:]] == [id(r) for r in reads] and \
-                all(errstate_of(r) == errstate_of(node) for r in reads):
+                all(errstate_of(r) == errstate_of(node) for r in reads) and deepest < MAX_DEPTH:
             for r in reads:
                 inline[id(r)] = node
+            depth[id(node)] = deepest + 1
             del stack[-k:]
         elif k:
             stack.clear()       # the pending ones stay statements, at their own place

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import minidynamo as md
 from minidynamo.graph import codegen, inlining
 from minidynamo.graph.ir import ArraySpec, Graph
+from tests.conftest import check
 
 F64 = np.dtype("float64")
 
@@ -138,3 +139,13 @@ def test_inlining_keeps_every_operation_in_graph_order(steps, n_outputs):
         return log, [getattr(o, "label", o) for o in out]
 
     assert run(inlining.plan) == run(lambda nodes, outputs, is_operator, cuts=frozenset(): {})
+
+
+def test_a_long_chain_of_one_use_operators_stays_parseable():
+    # fuzz seed 1658 (--require fori, 3.15): each step nested the previous one, and CPython's parser
+    # refused the graph's line ("too many nested parentheses"): an internal error where eager returned
+    namespace = {"np": np}
+    body = "".join(f"    y = y * 1.0001 + {k % 7}\n" for k in range(150))
+    exec(f"def chain(x):\n    y = x + 1\n{body}    return y\n", namespace)
+    res = check(namespace["chain"], np.arange(6.0), calls=[(np.ones(6),)])
+    assert len(res.graphs) == 1 and not res.reasons

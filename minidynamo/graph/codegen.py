@@ -220,13 +220,13 @@ class _Emitter:
     def is_operator(node: Node) -> bool:
         """Printed as a Python operator (`a * b`, `-a`), which is where NumPy may reuse a temporary operand."""
         target, n = node.target, len(node.args)
-        return not node.kwargs and _is_hashable(target) and \
+        return not node.kwargs and is_hashable(target) and \
             (target in BINARY_INFIX and n == 2 or target in UNARY_PREFIX and n == 1)
 
     def value_text(self, node: Node) -> str:
         """The expression computing `node`; operator targets with exactly their arity print infix."""
         target, args = node.target, node.args
-        if not node.kwargs and _is_hashable(target):
+        if not node.kwargs and is_hashable(target):
             if target in BINARY_INFIX and len(args) == 2:
                 return f"{self.operand(args[0])} {BINARY_INFIX[target]} {self.operand(args[1])}"
             if target in UNARY_PREFIX and len(args) == 1:
@@ -355,7 +355,8 @@ def _is_plain_name(name: str) -> bool:
     return name.isidentifier() and not keyword.iskeyword(name)
 
 
-def _is_hashable(value: Any) -> bool:
+def is_hashable(value: Any) -> bool:
+    """`value` can be a dict key (an op table lookup); unhashable targets are looked up no further."""
     try:
         hash(value)
     except TypeError:

@@ -25,6 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ...graph import control
+from ...graph.codegen import is_hashable
 from ...graph.ir import ArraySpec, MethodCall, Node, PyScalarSpec
 
 
@@ -101,7 +102,7 @@ def classify(node: Node) -> Step | None:
 
 def _ufunc_step(node: Node) -> Step | None:
     target, args = node.target, node.args
-    if node.kwargs or not _hashable(target):
+    if node.kwargs or not is_hashable(target):
         return None
     if target is operator.pow and len(args) == 2:
         found = operator_ufunc(target, args)
@@ -196,11 +197,3 @@ def operator_ufunc(target: Callable, args: tuple) -> tuple[np.ufunc, tuple] | No
         else:
             return None                     # an operand NumPy made itself (a converted scalar): leave it whole
     return uf, tuple(mapped)
-
-
-def _hashable(value: Any) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True

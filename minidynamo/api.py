@@ -22,6 +22,7 @@ import numpy as np
 from . import config as _config
 from .backends import call_backend, get_backend, returns_numpy_arrays
 from .cache import Entry, FunctionCache, Mode, Stats, call_moving, signature_text
+from .capture import break_codes as _codes
 from .capture.breaks import BreakCategory, BreakReason
 from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
@@ -365,6 +366,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         except (CannotResume, GraphBreak) as why:   # GraphBreak: the restart broke at another place
             reason.fallback = str(why) if isinstance(why, CannotResume) else \
                 f"restart broke at another place: {why.reason.message}"
+            reason.fallback_code = getattr(why, "code", None) or _codes.NOT_SPLIT
             guards, namespace = before or (ctx.guards if ctx is not None else GuardSet(), dict(ctx.namespace) if ctx else {})
             entry = Entry(guards, [f"return ___eager({_forward(fn)})"], namespace, tag)
             if ctx is not None:

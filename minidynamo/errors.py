@@ -69,4 +69,9 @@ class ScriptError(MinidynamoError):
 
 class CannotResume(Exception):
     """A break capture cannot stitch around (no plain-Python form of the instruction, cells, generators,
-    a loop header it cannot hand to a driver): the frame runs eagerly, with this as the reason."""
+    a loop header it cannot hand to a driver): the frame runs eagerly, with this as the reason. `code` is
+    its break code (capture/break_codes.py), None for the general one (NOT_SPLIT)."""
+
+    def __init__(self, message: str, code: Any = None) -> None:
+        super().__init__(message)
+        self.code = code

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import pyversion, tracebacks
+from .capture import break_codes as codes
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.builtin_scope import can_rebuild
 from .capture.frame_readers import mentions
@@ -75,7 +76,7 @@ def check_resumable(fn: types.FunctionType, reason: BreakReason) -> None:
         raise CannotResume("the break happened before the function body started")
     reads = reason.frame_reader or mentions(fn.__code__)   # (a resume function would show another frame)
     if reads:
-        raise CannotResume(reads)
+        raise CannotResume(reads, codes.FRAME_READER)
     if not can_rebuild(fn):
         raise CannotResume("the function's globals name other builtins than its own `__builtins__` (replaced "
                            "after it was made): a resume function could not resolve builtins as it does")

@@ -55,7 +55,7 @@ def test_tour_shows_a_folded_cond_beside_a_real_graph_break():
     line = loud_switch.__code__.co_firstlineno + 5         # `if s > 0:`
     assert "one arm prints, which a cond node cannot hold" in broken
     assert "explain(loud_switch): " in broken and "graph breaks, by cause:" in broken
-    assert f"tour_programs.py:{line} in loud_switch: branch on the value of a NumPy bool" in broken
+    assert f"tour_programs.py:{line} in loud_switch: [MD0009] branch on the value of a NumPy bool" in broken
     assert f"── 2. resume at line {line}, after `if s > 0:` was True " in broken
     assert f"resume at line {line}, after `if s > 0:` was False" in broken
     assert f"resume at line {line + 1}, after `print(\"sum is positive\")`" in broken   # the True path's print

@@ -1,13 +1,16 @@
-"""Why capture stopped: BreakReason (category, message, where) and BreakCategory. Imports errors only.
+"""Why capture stopped: BreakReason (code, category, message, where) and BreakCategory. Imports errors and
+break_codes only.
 
-A handler raises `GraphBreak(BreakReason(category, message))`; the interpreter loop fills in the location
-(file, line, source text, function, inlining stack) at the one place it catches it.
+A handler raises `GraphBreak(BreakReason(code, message))` with a code of break_codes.py (a BreakCategory
+stands for that category's general code); the interpreter loop fills in the location (file, line, source
+text, function, inlining stack) at the one place it catches it.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class BreakCategory(enum.StrEnum):
@@ -25,9 +28,13 @@ class BreakCategory(enum.StrEnum):
 
 @dataclass
 class BreakReason:
-    """One graph break: what and where. `stack` lists the inlined callers, outermost first."""
+    """One graph break: what and where. `stack` lists the inlined callers, outermost first.
 
-    category: BreakCategory
+    The first argument is a BreakCode (break_codes.py) or a BreakCategory (its general code); `code` holds
+    the code and `category` its category. `fallback_code` is the code of an eager fallback at this break.
+    """
+
+    category: Any          # BreakCode | BreakCategory given; a BreakCategory after __post_init__
     message: str
     filename: str = ""
     lineno: int | None = None
@@ -38,6 +45,18 @@ class BreakReason:
     root_stop: tuple[int, int] | None = None   # (instruction index, visit) of the root frame at the break
     fallback: str = ""          # set when the frame could not be split at this break and runs eagerly
     frame_reader: str = ""      # the break is a call reading the frame: the frame runs eagerly (why)
+    code: Any = None            # the BreakCode, from the first argument
+    fallback_code: Any = None   # the BreakCode of `fallback`
+
+    def __post_init__(self) -> None:
+        from .break_codes import BreakCode, code_of
+        kept = isinstance(self.code, BreakCode) and self.code.category == self.category   # (a dataclasses.replace)
+        self.code = self.code if kept else code_of(self.category)
+        self.category = self.code.category
+
+    @property
+    def hint(self) -> str:
+        return self.code.hint
 
     def where(self) -> str:
         import os
@@ -45,12 +64,17 @@ class BreakReason:
         return f"{name}:{self.lineno}" if self.lineno is not None else name
 
     def __str__(self) -> str:
-        text = f"{self.where()} in {self.function}: [{self.category}] {self.message}" if self.function \
-            else f"[{self.category}] {self.message}"
+        tag = f"[{self.code} {self.category}]"
+        text = f"{self.where()} in {self.function}: {tag} {self.message}" if self.function \
+            else f"{tag} {self.message}"
         if self.source_line:
             text += f"\n    `{self.source_line}`"
         for s in reversed(self.stack):
             text += f"\n    inlined from {s}"
+        text += f"\n    hint: {self.code.hint}"
         if self.fallback:
-            text += f"\n    -> whole frame runs eagerly: {self.fallback}"
+            code = self.fallback_code
+            text += f"\n    -> whole frame runs eagerly: {self.fallback}" + (f" [{code}]" if code else "")
+            if code is not None and code is not self.code:
+                text += f"\n    hint: {code.hint}"
         return text

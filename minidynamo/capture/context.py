@@ -44,6 +44,7 @@ from .variables.scalar import SCALAR_TYPES, ScalarVar
 from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*, itertools.* ... in BUILTINS)
 from .variables.sets import SourcedSetVar  # (the module registers set in BUILTINS)
 from ..signatures import code_signature
+from . import break_codes as codes
 from .breaks import BreakCategory
 
 def _bound_per_read(value: Any) -> bool:
@@ -423,7 +424,7 @@ class CaptureContext:
                 if v.is_runtime_only() and type(v.value) is int and id(v.node) not in values] \
             if opdef.symbolic_ints else []
         if late:
-            raise unsupported(BreakCategory.DATA_DEPENDENT, f"{opdef.name}: a size or bound from a Python "
+            raise unsupported(codes.VALUE_SHAPE, f"{opdef.name}: a size or bound from a Python "
                               f"number known only at run time ({late[0].runtime_origin()})")
         # Meta rules see arrays as specs and unspecialized scalars as their capture-time value (a weak
         # Python scalar, as NumPy treats them), or as their symbol when the rule understands symbols.

@@ -11,6 +11,7 @@ import types
 from typing import Any
 
 from ..graph.ir import WHERE
+from . import break_codes as codes
 from .breaks import BreakCategory
 from .builtin_scope import BuiltinScope, builtin_var
 from .instructions import Instructions, decode
@@ -165,7 +166,7 @@ class Frame:
         if self.depth + 1 > self.ctx.inline_limit:
             raise unsupported(BreakCategory.INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
         if runs_plain(globals_.get("__name__")):
-            raise unsupported(BreakCategory.CALL, f"{globals_['__name__']}.{qualname}() runs as plain Python "
+            raise unsupported(codes.STDLIB_CALL, f"{globals_['__name__']}.{qualname}() runs as plain Python "
                                                   "(standard-library code: hidden state, bookkeeping per value)")
         if code.co_flags & (0x80 | 0x100 | 0x200):   # coroutine, iterable coroutine, async generator
             raise unsupported(BreakCategory.UNSUPPORTED, f"{qualname} is a coroutine")

@@ -15,6 +15,7 @@ from .. import guards as G
 from ..errors import GraphBreak
 from .builtin_scope import BuiltinScope
 from .branches import ARM_OPCODES, ARM_STEP_BUDGET, FORI_OPCODES
+from . import break_codes as codes
 from .breaks import BreakCategory, BreakReason
 from .dynamic_shapes import STATIC, ShapePolicy
 from .context import CaptureContext
@@ -105,7 +106,7 @@ def _at_loop_start(frame: Frame, visit: int) -> None:
     if frame.ip in frame.drives and (frame.ip != frame.entry or visit > 1):
         raise _LoopBack()
     if visit > frame.ctx.unroll_limit:
-        e = unsupported(BreakCategory.LOOP, f"loop ran {frame.ctx.unroll_limit} iterations during capture; "
+        e = unsupported(codes.UNROLL_LIMIT, f"loop ran {frame.ctx.unroll_limit} iterations during capture; "
                         "the rest is run by a loop driver calling a captured body (the knob: config option "
                         "unroll_limit, e.g. compile(fn, options={'unroll_limit': 200}), unrolls longer loops)")
         e.before = frame      # raised before the header ran: nothing of that instruction is applied

@@ -15,6 +15,7 @@ from ..graph import ops
 from ..graph.ir import PyScalarSpec
 from ..graph.meta import DataDependentShape, MetaError, MetaUnsupported
 from ..graph.symbolic import ShapeEnv
+from . import break_codes as codes
 from .breaks import BreakCategory
 from .dynamic_shapes import specialize
 from .variables.base import Var, unsupported
@@ -29,13 +30,13 @@ def meta_spec(opdef: ops.OpDef, env: ShapeEnv, args: list, kwargs: dict) -> Any:
     try:
         return opdef.meta(*args, **kwargs)
     except DataDependentShape as e:
-        raise unsupported(BreakCategory.DATA_DEPENDENT, _named(opdef.name, e)) from None
+        raise unsupported(codes.VALUE_SHAPE, _named(opdef.name, e)) from None
     except MetaUnsupported as e:     # a limitation of the rule, not the program's exception
-        raise unsupported(BreakCategory.UNSUPPORTED, _named(opdef.name, e)) from None
+        raise unsupported(codes.META_UNMODELLED, _named(opdef.name, e)) from None
     except MetaError as e:
         raise unsupported(BreakCategory.EXCEPTION, _named(opdef.name, e)) from None
     except (TypeError, ValueError, NotImplementedError) as e:
-        raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} with these arguments: {e}") from None
+        raise unsupported(codes.META_UNMODELLED, f"{opdef.name} with these arguments: {e}") from None
 
 
 def _named(name: str, error: Exception) -> str:

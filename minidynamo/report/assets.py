@@ -84,7 +84,8 @@ dl.gloss dt { font-family:var(--mono); font-size:12px; } dl.gloss dd { margin:0;
 #brk-detail { position:absolute; z-index:10; max-width:560px; background:#fff; border:1px solid var(--line);
   border-left:4px solid var(--brk); border-radius:6px; box-shadow:0 8px 24px rgba(140,149,159,.3); padding:8px 12px; }
 #brk-detail[hidden] { display:none; }
-#brk-detail .reason { margin:4px 0; }
+#brk-detail .reason, #brk-detail .hint { margin:4px 0; }
+#brk-detail .hint { color:var(--mute); }
 #brk-detail pre { margin:4px 0 0; white-space:pre-wrap; }
 .legend { display:flex; gap:14px; font-size:12px; color:var(--mute); margin:2px 0 6px; }
 .legend i { display:inline-block; width:12px; height:10px; border:1px solid; border-radius:3px; margin-right:4px; vertical-align:-1px; }
@@ -96,7 +97,8 @@ JS = """
   function show(btn) {
     panel.querySelector('.cat').textContent = btn.dataset.category;
     panel.querySelector('.where').textContent = btn.dataset.where;
-    panel.querySelector('.reason').textContent = btn.dataset.reason;
+    panel.querySelector('.reason').textContent = (btn.dataset.code ? btn.dataset.code + ': ' : '') + btn.dataset.reason;
+    panel.querySelector('.hint').textContent = btn.dataset.hint ? 'hint: ' + btn.dataset.hint : '';
     var stack = btn.dataset.stack || '';
     var pre = panel.querySelector('pre');
     pre.textContent = stack ? 'inlined from:\\n' + stack : '';

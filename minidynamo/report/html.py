@@ -45,7 +45,7 @@ def render_page(title: str, outputs: list, note: str = "") -> str:
         f'<header class="top"><h1>minidynamo capture report</h1><div class="sub">{escape(title)}'
         f"{' · ' + escape(note) if note else ''} · {stamp}</div></header><main>{index}{''.join(sections)}</main>"
         '<div id="brk-detail" hidden><span class="cat"></span><code class="where"></code>'
-        '<p class="reason"></p><pre hidden></pre></div>'
+        '<p class="reason"></p><p class="hint"></p><pre hidden></pre></div>'
         f"<script>{JS}</script></body></html>")
 
 
@@ -137,9 +137,11 @@ class _Markers:
         stack = "\n".join(readable_function(s) for s in reversed(getattr(r, "stack", []) or []))
         fallback = getattr(r, "fallback", "")
         reason = r.message + (f" (the whole frame runs eagerly: {fallback})" if fallback else "")
+        code = getattr(r, "code", None)
+        hint = f'data-code="{escape(code.code)}" data-hint="{escape(code.hint)}" ' if code is not None else ""
         where = f"{r.where()} in {readable_function(getattr(r, 'function', ''))}"
         return (f'<button class="brk" id="{self.sid}-brk{self.count}" data-category="{escape(category)}" '
-                f'data-where="{escape(where)}" data-reason="{escape(reason)}" data-stack="{escape(stack)}" '
+                f'data-where="{escape(where)}" data-reason="{escape(reason)}" data-stack="{escape(stack)}" {hint}'
                 f'title="{escape(category)}: {escape(reason)}">break</button>')
 
 
@@ -181,6 +183,15 @@ def _source(out: Any, markers: _Markers, pieces: list[Piece]) -> str:
     return "<h3>Source</h3>" + ("".join(parts) or '<p class="meta">(source not available)</p>')
 
 
+def _code_link(r: Any) -> str:
+    """The break's code, linked to its page (docs/breaks/<code>.md) when the docs are beside the package."""
+    code = getattr(r, "code", None)
+    if code is None:
+        return ""
+    text = f'<span class="code" title="{escape(code.title)}">{escape(code.code)}</span>'
+    return (f'<a href="{escape(code.url)}">{text}</a> ' if code.url else text + " ")
+
+
 def _breaks(out: Any, markers: _Markers) -> str:
     groups = group_breaks(out.break_reasons)
     if not groups:
@@ -192,7 +203,7 @@ def _breaks(out: Any, markers: _Markers) -> str:
             details = "".join(f"<div>{_rich(d)}</div>" for d in break_details(r))
             context = _context(r)
             items.append(f"<li>{markers.button(r)}<b>{escape(r.where())}</b> in "
-                         f"{escape(readable_function(r.function))}: "
+                         f"{escape(readable_function(r.function))}: {_code_link(r)}"
                          f"{escape(r.message)}{details}{context}</li>")
         items.append("</ul>")
     return f"<h3>Graph breaks by cause ({len(out.break_reasons)})</h3>{''.join(items)}"

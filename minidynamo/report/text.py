@@ -20,9 +20,10 @@ def group_breaks(reasons: list) -> dict[str, list]:
 
 
 def break_headline(r: Any) -> str:
-    """`file.py:12 in f: message` (no category: the group says it)."""
-    return f"{r.where()} in {readable_function(r.function)}: {r.message}" if getattr(r, "function", "") \
-        else r.message
+    """`file.py:12 in f: [MD0009] message` (no category: the group says it; the code names its docs page)."""
+    message = f"[{r.code}] {r.message}" if getattr(r, "code", None) is not None else r.message
+    return f"{r.where()} in {readable_function(r.function)}: {message}" if getattr(r, "function", "") \
+        else message
 
 
 def break_details(r: Any) -> list[str]:

@@ -26,6 +26,8 @@ def outer(x):
 
 
 def _urls(page: str) -> list[str]:
+    """What a page could fetch: URLs, but for the SVG namespace and links (never fetched) to break code pages."""
+    page = re.sub(r'<a href="file://[^"]*/docs/breaks/MD\d{4}\.md">', "<a>", page)
     return [u for u in re.findall(r"""(?:https?:|//)[^\s"'<>)]+""", page) if u != "http://www.w3.org/2000/svg"]
 
 

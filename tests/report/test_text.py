@@ -14,6 +14,7 @@ import numpy as np
 
 import minidynamo as md
 from minidynamo import pyversion
+from minidynamo.capture import break_codes as codes
 from minidynamo.capture.breaks import BreakCategory, BreakReason
 from minidynamo.examples.tour_programs import fit_logistic, make_inputs, make_regression, mlp_block, sign_switch
 from minidynamo.report import CHANNELS, ExplainOutput
@@ -67,12 +68,14 @@ def test_text_of_a_break_names_file_line_source_and_caller():
     assert f"inlined from outer ({__file__}:{_line(outer, 'OUTER')})" in text
 
 
-def test_break_reason_without_location_prints_category_and_message():
-    assert str(BreakReason(BreakCategory.UNSUPPORTED, "opcode FOO")) == "[unsupported] opcode FOO"
-    r = BreakReason(BreakCategory.DATA_DEPENDENT, "branch on x", filename="/a/b/model.py", lineno=7, function="f",
+def test_break_reason_without_location_prints_code_category_message_and_hint():
+    hint = f"    hint: {codes.UNSUPPORTED.hint}"
+    assert str(BreakReason(BreakCategory.UNSUPPORTED, "opcode FOO")) == "[MD0004 unsupported] opcode FOO\n" + hint
+    r = BreakReason(codes.BRANCH_ON_ARRAY, "branch on x", filename="/a/b/model.py", lineno=7, function="f",
                     source_line="if x:", stack=["g (/a/b/model.py:3) `f(x)`"])
-    assert str(r).splitlines() == ["model.py:7 in f: [data_dependent] branch on x", "    `if x:`",
-                                   "    inlined from g (/a/b/model.py:3) `f(x)`"]
+    assert str(r).splitlines() == ["model.py:7 in f: [MD0009 data_dependent] branch on x", "    `if x:`",
+                                   "    inlined from g (/a/b/model.py:3) `f(x)`",
+                                   f"    hint: {codes.BRANCH_ON_ARRAY.hint}"]
     assert r.where() == "model.py:7"
 
 

@@ -6,6 +6,7 @@ from bytecode import Instr
 
 from ... import pyversion
 from ...errors import CannotResume
+from .. import break_codes as codes
 from ..breaks import BreakCategory
 from ..frame import Frame
 from ..frame_readers import reads_frame
@@ -37,7 +38,7 @@ def _refuse_frame_readers(fn: Var, nargs: int) -> None:
     Python (frame_readers.py; the reason's `frame_reader` makes the break unsplittable)."""
     why = reads_frame(getattr(fn, "fn", getattr(fn, "value", None)), nargs)
     if why is not None:
-        err = unsupported(BreakCategory.CALL, why)
+        err = unsupported(codes.FRAME_READER, why)
         err.reason.frame_reader = why
         raise err
 

@@ -16,6 +16,7 @@ from ...graph import ops
 from ...graph.ir import ArraySpec, MethodCall, Node, PyScalarSpec
 from ...graph.ops import sym_size
 from ...graph.symbolic import Sym
+from .. import break_codes as codes
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
@@ -62,7 +63,7 @@ class ArrayVar(Var):
         known = self.known(frame)
         if known is not None:
             return fold(frame, bool, known).as_constant()
-        raise unsupported(BreakCategory.DATA_DEPENDENT, f"branch on the value of {self.describe()} (data-dependent)")
+        raise unsupported(codes.BRANCH_ON_ARRAY, f"branch on the value of {self.describe()} (data-dependent)")
 
     def known(self, frame: "Frame") -> Any:
         """The value, when it was computed from capture-time constants only (capture/known_values.py);
@@ -92,7 +93,7 @@ class ArrayVar(Var):
             if known is not None:
                 return fold(frame, getattr(known, name), *[a.as_constant() for a in args],
                             **{k: v.as_constant() for k, v in kwargs.items()})
-            raise unsupported(BreakCategory.DATA_DEPENDENT, f"x.{name}() needs the array's values")
+            raise unsupported(codes.ARRAY_TO_PYTHON, f"x.{name}() needs the array's values")
         opdef = ops.METHODS.get(name)
         if opdef is None:
             raise unsupported(BreakCategory.UNSUPPORTED, f"array method {name!r} has no registered op")

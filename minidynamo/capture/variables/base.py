@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import Unsupported
+from .. import break_codes as codes
 from ..breaks import BreakCategory, BreakReason
 
 if TYPE_CHECKING:
@@ -18,8 +19,9 @@ if TYPE_CHECKING:
     from ..sources import Source
 
 
-def unsupported(category: BreakCategory, message: str) -> Unsupported:
-    return Unsupported(BreakReason(category, message))
+def unsupported(code: "codes.BreakCode | BreakCategory", message: str) -> Unsupported:
+    """The break to raise: a code of capture/break_codes.py (a BreakCategory: its general code)."""
+    return Unsupported(BreakReason(code, message))
 
 
 class Var:

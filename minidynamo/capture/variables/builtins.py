@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from .. import break_codes as codes
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
@@ -61,7 +62,7 @@ class BuiltinVar(Var):
                         **{k: v.as_constant() for k, v in kwargs.items()})
         impl = BUILTINS.get(self.fn)
         if impl is None:
-            raise unsupported(BreakCategory.CALL, f"call to builtin {self.fn.__name__}() is not captured")
+            raise unsupported(codes.BUILTIN_CALL, f"call to builtin {self.fn.__name__}() is not captured")
         return impl(frame, self.fn, args, kwargs)
 
     def getattr(self, frame: "Frame", name: str) -> Var:
@@ -236,4 +237,4 @@ def _convert(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -
     number = python_number_node(frame, fn, args[0]) if len(args) == 1 and not kwargs else None
     if number is not None:      # `sum(int(x == y) for ...)`: a Python number the graph returns
         return number
-    raise unsupported(BreakCategory.DATA_DEPENDENT, f"{args[0].describe() if args else 'value'} converted to a Python number")
+    raise unsupported(codes.ARRAY_TO_PYTHON, f"{args[0].describe() if args else 'value'} converted to a Python number")

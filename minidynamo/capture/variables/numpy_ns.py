@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...graph import ops
+from .. import break_codes as codes
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
@@ -294,8 +295,8 @@ class OpaqueLibraryVar(Var):
                 return folded
         name = getattr(self.value, "__qualname__", getattr(self.value, "__name__", repr(self.value)))
         if id(self.value) in ops.DATA_DEPENDENT_FUNCTIONS:
-            raise unsupported(BreakCategory.DATA_DEPENDENT, f"np.{name}: its output shape depends on the values")
-        raise unsupported(BreakCategory.CALL, f"numpy function {name} has no registered op")
+            raise unsupported(codes.VALUE_SHAPE, f"np.{name}: its output shape depends on the values")
+        raise unsupported(codes.NUMPY_NO_OP, f"numpy function {name} has no registered op")
 
     def reconstruct(self, out: Any) -> str:
         return out.constant(self.value)     # a library object: the same object, bound by identity

@@ -9,7 +9,8 @@ scripting front end: script (ScriptError).
 """
 
 from . import config, pyversion
-from .errors import GraphBreakError, InternalError, MinidynamoError, ScriptError, TraceError
+from .errors import (GraphBreakError, InternalError, MinidynamoError, ScriptError, TraceError, VerificationError,
+                     VerificationWarning)
 
 if pyversion.SUPPORTED:
     from .api import compile, explain, reset, stats
@@ -21,5 +22,5 @@ from .tracing import F, LazyRunner, check_guards, run, trace
 
 __all__ = ["compile", "explain", "reset", "stats", "mark_dynamic", "mark_static", "config", "trace", "run", "F",
            "LazyRunner", "check_guards", "script", "TraceError", "GraphBreakError", "InternalError",
-           "MinidynamoError", "ScriptError"]
+           "MinidynamoError", "ScriptError", "VerificationError", "VerificationWarning"]
 __version__ = "0.1.0"

@@ -37,6 +37,7 @@ from .report import CaptureRecord, ExplainOutput, log
 from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch import raisers
+from .verify import Verifier
 from .stitch.snapshots import snapshot_lines
 from .stitch.stitched import build_body
 from .mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: tests read it here)
@@ -52,13 +53,13 @@ class CompiledState:
     """Everything minidynamo keeps for one compiled function (reachable as `wrapper._minidynamo`)."""
 
     def __init__(self, fn: types.FunctionType, backend: Any, fullgraph: bool, options: dict,
-                 dynamic: bool | None = None) -> None:
+                 dynamic: bool | None = None, root: bool = True) -> None:
         self.fn = fn                         # what is captured (see reserved_names for when it is a copy)
         self.user_fn = fn                    # what the user compiled
         self.backend = get_backend(backend)
         self.fullgraph = fullgraph
         self.options = options
-        self.cache = FunctionCache(fn, self.on_miss)
+        self.cache = FunctionCache(fn, self.on_miss, verifier=self._verifier() if root else None)
         self.records: list[CaptureRecord] = []
         self.skip_reason: str | None = None
         self.warned_limit = False
@@ -73,6 +74,20 @@ class CompiledState:
 
     def cfg(self) -> _config.Config:
         return _config.with_options(self.options)
+
+    def _verifier(self) -> Verifier | None:
+        """Shadow verification of this function's calls (verify.py), when verify_every asks for it."""
+        cfg = self.cfg()
+        if not cfg.verify_every:
+            return None
+        exact = self.backend in (get_backend("numpy"), get_backend("eager"))
+        return Verifier(self.fn, cfg.verify_every, cfg.verify_action, exact,
+                        warm=lambda: sum(e.hits[0] for e in self.cache.entries), pieces=self._piece_hits)
+
+    def _piece_hits(self) -> dict[str, int]:
+        """Hits per captured piece (the function and its resume functions, loop bodies, broken helpers)."""
+        states = [self] + [s for s in map(_state_of, getattr(self, "children", {}).values()) if s is not None]
+        return {p.name: p.hits for p in map(_piece_stats, dict.fromkeys(states))}
 
     # ---- the miss path (never on the warm path) -----------------------------------------------------
     def on_miss(self, seen: int, /, *args: Any, **kwargs: Any) -> Any:
@@ -480,7 +495,7 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
         fn = inner.user_fn       # compiling a compiled function compiles the original again
     renames = renamed_parameters(fn)
     captured = with_parameters_renamed(fn, renames) if renames else fn
-    state = CompiledState(captured, backend, fullgraph, options, dynamic)
+    state = CompiledState(captured, backend, fullgraph, options, dynamic, root=_children is None)
     state.user_fn = fn
     # Resume functions and broken callees are cached per compiled function (and shared with its children),
     # not process-wide: they die with it, and another compile() of fn gets its own backend and options.

@@ -154,8 +154,10 @@ class FunctionCache:
     can tell that the cache changed since that call checked it (another thread captured meanwhile).
     """
 
-    def __init__(self, fn: types.FunctionType, on_miss: Callable[..., Any], count_hits: bool = True) -> None:
+    def __init__(self, fn: types.FunctionType, on_miss: Callable[..., Any], count_hits: bool = True,
+                 verifier: Any = None) -> None:
         self.fn = fn
+        self.verifier = verifier          # verify.Verifier (verify_every > 0): the dispatcher starts with its lines
         self.entries: list[Entry] = []
         self.stats = Stats()
         self.count_hits = count_hits
@@ -169,12 +171,16 @@ class FunctionCache:
         self._prologue, used = live_defaults.prologue(fn, names)
         if self._prologue:
             self.namespace.update(used, ___fill_defaults=functools.partial(live_defaults.fill, fn))
+        if verifier is not None:
+            self.namespace.update(verifier.namespace())
         self._files: list[str] = []       # the linecache name of the current code (one at a time)
         weakref.finalize(self, _forget_lines, self._files)
         self.dispatcher = self._compile(self._source(self.entries, 0))
         self._base_names = frozenset(self.namespace)
         self.dispatcher.__defaults__ = tuple(positional.values()) or None     # markers: live_defaults.py
         self.dispatcher.__kwdefaults__ = keyword or None
+        if verifier is not None:
+            verifier.dispatcher = self.dispatcher
 
     def new_tag(self) -> str:
         # Unique within this cache only (never reused, even after clear(): a call still inside old code
@@ -232,6 +238,8 @@ class FunctionCache:
             return "\n".join([*lines, "    ___t = ___trial.begin()", "    try:", "        if ___t[1]:",
                               f"            return ___eager({self.forward})", f"        return ___guarded({self.forward})",
                               "    finally:", "        ___trial.end(___t)"]) + "\n"
+        if self.verifier is not None:      # shadow verification: every Nth call through verify.Verifier
+            lines += [*self.verifier.prologue(), f"        return ___verify({self.forward})"]
         # Newest first, as Dynamo does: a later capture is usually the more general one (automatic dynamic,
         # an unspecialized counter), and the entry that keeps failing should not be checked on every call.
         for e in reversed(entries):
@@ -248,6 +256,8 @@ class FunctionCache:
             lines.append("    if ___hit:")
             if self.count_hits:
                 lines.append(f"        ___{e.tag}hits[0] += 1")
+            if self.verifier is not None:
+                lines.append("        ___vn[0] += 1")       # warm calls since the last verified one
             lines += [f"        {line}" for line in body]
             if held and body is not e.body:     # the body always returns: this is the miss path
                 lines.append(f"    {release}")

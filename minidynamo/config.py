@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import os
 from typing import Iterator
 
@@ -20,6 +21,13 @@ def _cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:       # macOS, Windows
         return max(1, os.cpu_count() or 1)
+
+
+class VerifyAction(enum.StrEnum):
+    """What shadow verification does when a compiled call differs from eager (equal to its string)."""
+
+    RAISE = "raise"     # raise minidynamo.VerificationError
+    WARN = "warn"       # warn (VerificationWarning) and return the eager call's result
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +46,10 @@ class Config:
     threads: int = dataclasses.field(default_factory=_cores)
     fast_path_min_bytes: int = 1 << 22  # ... for regions whose largest array has this many bytes (0: any, tests)
     fast_path_block_bytes: int = 0      # bytes of the widest value per block (0: the backend's choice)
+    # Shadow verification (verify.py): every Nth warm call also runs eagerly on copies and is compared (0: off).
+    # Read when compile() is called (config.patch around it, or compile(..., options={"verify_every": 1})).
+    verify_every: int = 0
+    verify_action: VerifyAction = VerifyAction.RAISE
     log_channels: frozenset[str] = frozenset(
         c.strip() for c in os.environ.get("MINIDYNAMO_LOGS", "").split(",") if c.strip())
 
@@ -49,6 +61,8 @@ class Config:
                 raise TypeError(f"config option {f.name} must be True or False, got {value!r}")
             if f.type == "int" and (type(value) is not int or value < 0):
                 raise TypeError(f"config option {f.name} must be an int >= 0, got {value!r}")
+        if self.verify_action not in tuple(VerifyAction):
+            raise TypeError(f"config option verify_action must be 'raise' or 'warn', got {self.verify_action!r}")
         if self.threads < 1:
             raise TypeError(f"config option threads must be an int >= 1, got {self.threads!r}")
 

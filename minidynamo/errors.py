@@ -1,7 +1,8 @@
 """Exception classes of minidynamo. Imports nothing of the package.
 
 User-facing: TraceError (tracing hit a data-dependent branch in mode "error"), GraphBreakError
-(`fullgraph=True` met a break), InternalError (capture failed and `suppress_errors` is off).
+(`fullgraph=True` met a break), InternalError (capture failed and `suppress_errors` is off),
+VerificationError / VerificationWarning (shadow verification saw a compiled call differ from eager).
 Internal: GraphBreak carries a BreakReason from an opcode handler to the interpreter loop.
 """
 
@@ -24,6 +25,21 @@ class GraphBreakError(MinidynamoError):
     def __init__(self, reason: Any) -> None:
         super().__init__(str(reason))
         self.reason = reason
+
+
+class VerificationError(MinidynamoError):
+    """Shadow verification (`verify_every`) found a compiled call that differs from eager: `function`, the
+    `pieces` (captured pieces that ran in the call), `output` (what differs: "the result", "argument 0 after
+    the call", "the printed output", ...) and `detail` (the first differing element, compiled and eager)."""
+
+    def __init__(self, message: str, *, function: str = "", pieces: Any = (), output: str = "",
+                 detail: str = "") -> None:
+        super().__init__(message)
+        self.function, self.pieces, self.output, self.detail = function, list(pieces), output, detail
+
+
+class VerificationWarning(UserWarning):
+    """`verify_action="warn"`: a compiled call differed from eager; the eager result was returned."""
 
 
 class InternalError(MinidynamoError):

@@ -36,6 +36,18 @@ from minidynamo.backends import get_backend
 _MISSING = object()
 
 
+def pytest_addoption(parser: Any) -> None:
+    parser.addoption("--verify-every", type=int, default=0, metavar="N",
+                     help="run the suite with shadow verification on: config verify_every=N for every "
+                          "function compiled (minidynamo/verify.py); a difference raises VerificationError")
+
+
+def pytest_configure(config: Any) -> None:
+    n = config.getoption("--verify-every")
+    if n:
+        md.config.set_config(verify_every=n)
+
+
 class CompileCounter:
     """A backend that counts what it compiles and delegates to another backend ("numpy" by default).
 

@@ -1,7 +1,8 @@
 """Command line: `python -m minidynamo tour` (capture a bundled example and show what happened),
 `python -m minidynamo report script.py [args] -o report.html` (run a script with every compiled function
-recorded and write one HTML page for the run) and `python -m minidynamo --lines` (per-file line counts,
-printed in CI logs as STYLE.md asks)."""
+recorded and write one HTML page for the run), `python -m minidynamo lint file.py[:function]` (list the graph
+breaks of a file's functions without running them; exit 1 when there are any) and `python -m minidynamo
+--lines` (per-file line counts, printed in CI logs as STYLE.md asks)."""
 
 from __future__ import annotations
 
@@ -163,9 +164,13 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["report"]:
         return report(argv[1:])
+    if argv[:1] == ["lint"]:
+        from .lint import command
+        return command(argv[1:])
     parser = argparse.ArgumentParser(prog="minidynamo", description=__doc__)
-    parser.add_argument("command", nargs="?", choices=["tour", "report"],
-                        help="tour: capture a bundled example; report: see `python -m minidynamo report -h`")
+    parser.add_argument("command", nargs="?", choices=["tour", "report", "lint"],
+                        help="tour: capture a bundled example; report: see `python -m minidynamo report -h`; "
+                             "lint: see `python -m minidynamo lint -h`")
     parser.add_argument("--lines", action="store_true", help="print per-file line counts of the package")
     args = parser.parse_args(argv)
     if args.lines:

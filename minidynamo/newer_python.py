@@ -78,3 +78,8 @@ def stats(fn: Callable) -> Any:
 
 def reset() -> None:
     """Nothing is cached on such a Python."""
+
+
+def lint(fn: Callable, example_args: Any = None, example_kwargs: Any = None) -> Any:
+    """No lint without known bytecode: raises RuntimeError saying why."""
+    raise RuntimeError(f"minidynamo.lint cannot read this Python's bytecode: {reason()}")

@@ -93,6 +93,7 @@ class CaptureContext:
         self.folded: list[Node] = []      # the cond / while_loop nodes made from the user's control flow
         self.folded_log: list[str] = []   # why branches were not folded (for logs and tests)
         self.fold_attempts = 0            # branches and while loops whose arms / body were run to fold them
+        self.lint: Any = None             # lint.LintState during a lint pass (branch outcomes forced), else None
         self.errstate: list[tuple] = []   # keywords of the np.errstate blocks being captured, outermost first
         self._ns_keys: dict[int, str] = {}
         self._inputs_by_expr: dict[str, ArrayVar] = {}

@@ -129,6 +129,9 @@ def _locate(reason: BreakReason, frame: Frame) -> None:
         reason.stack.append(where)
 
 
+locate_reason = _locate      # (lint.py locates the breaks it goes past as this loop locates the others)
+
+
 def cell_arguments(code: types.CodeType) -> tuple[str, ...]:
     """Parameters that are cell variables without a MAKE_CELL: a resume function is passed those cells."""
     made = {ins.arg.name for ins in decode(code).instrs if ins.name == "MAKE_CELL"}
@@ -141,11 +144,13 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
                      stop_at: tuple[int, int] | None = None, entry: int = 0,
                      drives: tuple[int, ...] = (), dynamic: frozenset[str] = frozenset(),
                      shapes: ShapePolicy = STATIC, auto_cond: bool = False, fori_loops: bool = False,
-                     work: Any = None) -> Captured:
+                     work: Any = None, lint: Any = None) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again.
-    `work` (a Counter) adds up what this pass did: see report.CaptureRecord.work."""
+    `work` (a Counter) adds up what this pass did: see report.CaptureRecord.work. `lint`: a lint.LintState
+    (a lint pass: some breaks are recorded and gone past)."""
     ctx = CaptureContext(name, tag)
+    ctx.lint = lint
     ctx.dynamic = set(dynamic)
     ctx.shape_policy = shapes
     ctx.auto_cond = auto_cond

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bytecode import Instr
 
 from ... import pyversion
-from ...errors import CannotResume
+from ...errors import CannotResume, GraphBreak
 from .. import break_codes as codes
 from ..breaks import BreakCategory
 from ..frame import Frame
@@ -49,7 +49,12 @@ def do_call(frame: Frame, argc: int, kw_names: tuple[str, ...]) -> None:
     fn, lead = _pop_callable(frame)
     _refuse_frame_readers(fn, len(lead) + argc)
     kwargs = dict(zip(kw_names, values[n_pos:]))
-    frame.push(fn.call(frame, lead + values[:n_pos], kwargs))
+    try:
+        frame.push(fn.call(frame, lead + values[:n_pos], kwargs))
+    except GraphBreak as e:
+        if frame.ctx.lint is None or frame.ctx.arm_depth or e.reason.filename:   # (located: a callee's own)
+            raise
+        frame.push(frame.ctx.lint.past_call(frame, e.reason))   # lint: recorded, the result unknown
 
 
 # https://docs.python.org/3.12/library/dis.html#opcode-CALL

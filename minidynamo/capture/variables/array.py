@@ -63,7 +63,12 @@ class ArrayVar(Var):
         known = self.known(frame)
         if known is not None:
             return fold(frame, bool, known).as_constant()
-        raise unsupported(codes.BRANCH_ON_ARRAY, f"branch on the value of {self.describe()} (data-dependent)")
+        err = unsupported(codes.BRANCH_ON_ARRAY, f"branch on the value of {self.describe()} (data-dependent)")
+        if frame.ctx.lint is not None and not frame.ctx.arm_depth:    # lint: recorded, each way followed
+            outcome = frame.ctx.lint.branch(frame, err.reason)
+            if outcome is not None:
+                return outcome
+        raise err
 
     def known(self, frame: "Frame") -> Any:
         """The value, when it was computed from capture-time constants only (capture/known_values.py);

@@ -150,3 +150,49 @@ def test_regions_inside_a_fori_loop_body():
     sources = [fn.__minidynamo_source__ for fn in rec.fns]
     assert any("for " in s and "___fast_region" in s for s in sources), sources
     assert rec.stats().get("fast", 0) >= 100, rec.stats()
+
+
+def test_a_dropped_output_is_written_again_and_a_held_one_never():
+    """Eager writes `cholesky(A) + triu(A)` into the dying temporary (NumPy's elision); the region writes
+    into the output it handed out last time once the program dropped it, and never into one still held:
+    by a name, a view or a weak reference, nor one the program made read-only."""
+    def kernel(a):
+        a[:] = np.linalg.cholesky(a) + np.triu(a, k=1)
+
+    def g(x):
+        return np.tanh(x) * 2.0 + x
+
+    m = np.random.default_rng(0).random((200, 200))
+    m = m @ m.T + 200 * np.eye(200)
+    cfn, rec = compile_fast(kernel)
+    for _ in range(4):
+        want, got = m.copy(), m.copy()
+        kernel(want)
+        cfn(got)
+        assert_bits(want, got)
+    assert rec.regions[0].reused == 3 and rec.stats() == {"fast": 4}
+
+    cfn, rec = compile_fast(g)
+    x = tricky("float64", (300, 70), 3)
+    with np.errstate(all="ignore"):
+        want = g(x)
+        held = [cfn(x) for _ in range(3)]                  # names
+        view = cfn(x)[5:]                                  # a view
+        made_ro = cfn(x)
+        made_ro.flags.writeable = False
+        dropped_ro = cfn(x)
+        dropped_ro.flags.writeable = False
+        del dropped_ro                                     # read-only: not what np.empty makes
+        weak = cfn(x)
+        ref = __import__("weakref").ref(weak)
+        del weak
+        fresh = cfn(x)
+        writeable = bool(fresh.flags.writeable)
+        del fresh
+        assert rec.regions[0].reused == 0 and ref() is None and writeable
+        again = cfn(x)
+        assert rec.regions[0].reused == 1
+        for a in (*held, made_ro, again):
+            assert_bits(want, a)
+        assert_bits(want[5:], view)
+        assert not any(np.shares_memory(a, b) for i, a in enumerate(held) for b in held[i + 1:] + [view, again])

@@ -34,6 +34,7 @@ from .held_warnings import has_checks, holding_warnings
 from .rng_state import restoring_rng
 from .guards import RELEASE_READS, Guard, GuardKind, GuardSet, compiled as compiled_expr, failures
 from .report import CaptureRecord, ExplainOutput, log
+from .trip_counts import changed_counts
 from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
 from .stitch import raisers
@@ -183,8 +184,10 @@ class CompiledState:
         # Automatic dynamic (Dynamo's): what changed becomes symbolic. dynamic=False keeps numbers and sizes
         # specialized; a function made per call is never pinned again either way.
         self.dynamic |= self._changed_numbers(args, kwargs, numbers=self.dynamic_mode is not False)
-        if self.dynamic_mode is not False:
+        if self.dynamic_mode is not False:      # (and trip counts whose guard failed: trip_counts.py)
             self._changed_sizes(args, kwargs)
+            self.dynamic |= changed_counts(self.records, {**self.cache.namespace, **_argument_values(
+                self.fn, args, kwargs)}, self.dynamic, self.fn.__qualname__)
         self.cache.stats.guard_failures.append(reasons)
         self.cache.stats.recompiles += 1
         GLOBAL_STATS["guard_failures"] += 1
@@ -407,7 +410,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     ctx.shape_env.freeze()    # the guards are final: a later decision on a symbol would go unguarded
     ctx.release()
     record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start, shape_env=ctx.shape_env,
-                           work=dict(work))
+                           work=dict(work), count_guards=dict(ctx.count_guards))
     log("graph_code").debug("graph of %s:\n%s", fn.__qualname__, body.graph)
     log("guards").debug("guards of %s:\n%s", fn.__qualname__, ctx.guards)
     return _recorded(record)

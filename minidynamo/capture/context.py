@@ -92,6 +92,8 @@ class CaptureContext:
         self.loop_tests: set[tuple[int, int]] = set()  # (frame id, jump index) ending while bodies being folded
         self.folded: list[Node] = []      # the cond / while_loop nodes made from the user's control flow
         self.folded_log: list[str] = []   # why branches were not folded (for logs and tests)
+        self.counting: str | None = None      # a range loop deciding its whole count (sym_range.count_key)
+        self.count_guards: dict[str, str] = {}    # the guards it made -> its key (minidynamo/trip_counts.py)
         self.fold_attempts = 0            # branches and while loops whose arms / body were run to fold them
         self.lint: Any = None             # lint.LintState during a lint pass (branch outcomes forced), else None
         self.errstate: list[tuple] = []   # keywords of the np.errstate blocks being captured, outermost first
@@ -147,6 +149,8 @@ class CaptureContext:
     def _relation_guard(self, python: str, text: str) -> None:
         """A decision the shape environment took on symbolic sizes becomes a dispatcher guard."""
         self.guards.add(G.Guard(python, G.GuardKind.HOLDS, True))
+        if self.counting is not None:
+            self.count_guards.setdefault(python, self.counting)
 
     # ---- values from before the call ----------------------------------------------------------------
     def wrap(self, value: Any, source: Source) -> Var:

@@ -58,6 +58,8 @@ class CaptureRecord:
     # the first pass stopped cleanly), "steps" (instructions executed, arms and loop bodies included),
     # "fold attempts" (branches, while and for loops tried as cond / while_loop / fori_loop nodes)
     work: dict[str, int] = field(default_factory=dict)
+    # guards that decided a range loop's whole trip count -> that loop's key (capture/variables/sym_range.py)
+    count_guards: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,14 @@ answer, `x.shape[0] > 2`), so an unrolled loop guards exactly the iteration coun
 to a loop driver after `unroll_limit` steps keeps one capture for every bound past that many steps: the
 iterator is rebuilt at run time as `iter(range(start + k*step, stop, step))` from the bound's own value.
 Anything else that needs the range whole (len, indexing, list(), zip) specializes its bounds, with guards.
+
+The first item decides the whole count at once (two guards, the per-item decisions then implied), which
+specializes the capture on the trip count even where it captures only the first iterations (a body that
+breaks: the rest of the loop runs in a resume function or a driver). A piece whose count guard failed keeps
+that loop's count open from then on (automatic dynamic, as for a changed int: the key `count_key` joins the
+capture's `dynamic` set, minidynamo/trip_counts.py): each item then decides only that it exists, so
+a loop whose bound changes every call (nussinov's `for k in range(i + 1, j)` after a break) captures once
+for "not empty" and once for "empty" instead of once per trip count up to the cache limit.
 """
 
 from __future__ import annotations
@@ -99,6 +107,7 @@ class SymRangeIteratorVar(ListIteratorVar):
         # Only the capture's context, not the frame: the frame holds this iterator, and the cycle would keep
         # every value in the frame (the caller's objects) alive past the capture, until a garbage collection.
         self.range, self.frame = rng, _ContextOnly(frame.ctx)
+        self.key = count_key(frame)
 
     def describe(self) -> str:
         return f"an iterator at item {self.pos} of {self.range.describe()}"
@@ -113,15 +122,21 @@ class SymRangeIteratorVar(ListIteratorVar):
         """Before the first item, one decision on the length: more items than capture unrolls (the loop
         will be driven: one guard for every longer bound), or exactly this many (an unrolled loop). The
         per-item decisions that follow are then implied (the shape env narrows the bound's range)."""
-        r = self.range
+        r, ctx = self.range, self.frame.ctx
+        if self.key in ctx.dynamic:         # its count guard failed before: items decide one by one
+            return
         n = len(range(_hint(r.start), _hint(r.stop), r.step.as_constant()))
-        limit = self.frame.ctx.unroll_limit
-        if n > limit:
-            self._before_stop(limit)
-        else:
-            self._before_stop(n)
-            if n:
-                self._before_stop(n - 1)
+        limit = ctx.unroll_limit
+        ctx.counting = self.key
+        try:
+            if n > limit:
+                self._before_stop(limit)
+            else:
+                self._before_stop(n)
+                if n:
+                    self._before_stop(n - 1)
+        finally:
+            ctx.counting = None
 
     def next_item(self) -> Var | None:
         if self.pos == 0:
@@ -144,6 +159,13 @@ class SymRangeIteratorVar(ListIteratorVar):
     def reconstruct(self, out: Any) -> str:
         step = self.range.step.as_constant()
         return f"iter(range({out.value(self.range.start)} + {self.pos * step}, {out.value(self.range.stop)}, {step}))"
+
+
+def count_key(frame: "Frame") -> str:
+    """Names the loop over a range made at the frame's current instruction, within one compiled function
+    (its code and the instruction; no source expression has spaces)."""
+    code = frame.code
+    return f"range count at {code.co_qualname}:{code.co_firstlineno}:{frame.current}"
 
 
 class _ContextOnly:

@@ -55,3 +55,31 @@ def test_a_short_loop_guards_its_exact_count():
     compiled = md.compile(weighted_rows, dynamic=True, options={"suppress_errors": False})
     check(weighted_rows, _rows(5), calls=[(_rows(5),), (_rows(6),), (_rows(5),)], compiled=compiled)
     assert md.stats(compiled).captures == 2          # 5 rows unrolled, then 6: one entry each
+
+
+def triangle(table, seq):
+    """nussinov's shape: an inner range whose bounds change every iteration, and a body that breaks (the
+    builtin max compares NumPy scalars: a data-dependent branch), so the inner loop's rest runs in a resume
+    function called with other bounds each time."""
+    n = table.shape[0]
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            for k in range(i + 1, j):
+                table[i, j] = max(table[i, j], table[i, k] + table[k + 1, j] + seq[k])
+            print(i, j, int(table[i, j]))
+    return table
+
+
+
+@pytest.mark.filterwarnings("ignore:minidynamo")
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+def test_a_trip_count_that_changes_is_not_specialized_again(dtype):
+    """The first capture of a piece decides a range's whole trip count; once that guard fails, the loop's
+    count stays open (automatic dynamic), so a resume function whose inner bound changes every call
+    captures about twice, not once per trip count up to the cache limit (before: 8 recompiles, the limit,
+    for `(i + 2) >= j`, `(i + 3) >= j`, ...)."""
+    seq = (np.arange(12) % 4).astype(dtype)
+    result = check(triangle, np.zeros((12, 12), dtype), seq, calls=[(np.ones((12, 12), dtype), seq)] * 2)
+    pieces = md.stats(result.compiled).pieces
+    assert max(p.recompiles for p in pieces) <= 1, [str(p) for p in pieces]
+    assert md.stats(result.compiled).recompiles <= 3

@@ -30,6 +30,7 @@ from ..graph.symbolic import Sym
 from .branches import ARM_STEP_BUDGET, AtLoopTest, NotFoldable, _restore, _save, _subgraph, _truncate
 from .breaks import BreakCategory
 from .loop_ends import AtIterationEnd, check_body, result_var, run_iteration
+from .loop_region import loop_region
 from .loop_tests import truth
 from .loops import _body_var, _carried_names, _carried_node, _drop, _placeholder
 from .variables.base import unsupported
@@ -58,12 +59,14 @@ class ForiState:
 @dataclass
 class _Loop:
     """A for loop whose body is being captured: its header (FOR_ITER), back edge, exit, the stack at the
-    header (its iterator on top) and the locals it carries."""
+    header (its iterator on top), the locals it carries and the instructions its iterations run (`region`:
+    the span and blocks laid out after it, capture/loop_region.py)."""
 
     header: int
     end: int
     exit: int
     stack: list
+    region: frozenset[int] = frozenset()
     names: list[str] = field(default_factory=list)
 
     @property
@@ -104,22 +107,25 @@ def fold_for(frame: "Frame", it: Any) -> bool:
             or ctx.arm_steps > ARM_STEP_BUDGET:
         return False
     span = next(((s, e) for s, e in frame.ins.loops if s == header), None)
-    if span is not None and not frame.ins.closed(span):
-        frame.ctx.folded_log.append(f"line {frame.location()[1]}: for not folded: part of its body lies "
-                                    "outside the loop's instructions")
+    region = loop_region(frame.code, span) if span is not None else None
+    if span is not None and region is None:
+        frame.ctx.folded_log.append(f"line {frame.location()[1]}: for not folded: code outside the loop jumps "
+                                    "into its body")
         return False
     rng = _range_of(frame, it) if span is not None else None
-    if rng is None or not _worth_folding(frame, span, rng):
+    if rng is None or not _worth_folding(frame, span, region, rng):
         return False
-    return _try_fold(frame, it, span, rng, key)
+    return _try_fold(frame, it, span, region, rng, key)
 
 
-def _try_fold(frame: "Frame", it: Any, span: tuple[int, int], rng: _Range, key: tuple) -> bool:
+def _try_fold(frame: "Frame", it: Any, span: tuple[int, int], region: frozenset[int], rng: _Range,
+              key: tuple) -> bool:
     from . import interpreter
     ctx = frame.ctx
     ctx.shape_env.on_varying = _varying
     ctx.fold_attempts += 1
-    loop = _Loop(span[0], span[1], frame.ins.targets[span[0]] + pyversion.FOR_ITER_EXIT_SKIP, list(frame.stack))
+    loop = _Loop(span[0], span[1], frame.ins.targets[span[0]] + pyversion.FOR_ITER_EXIT_SKIP, list(frame.stack),
+                 region)
     state = _save(frame)
     where = frame.location()
     saved_stop, frame.stop_at = frame.stop_at, None
@@ -132,7 +138,7 @@ def _try_fold(frame: "Frame", it: Any, span: tuple[int, int], rng: _Range, key: 
     placeholders: list[Node] = []
     node = None
     try:
-        loop.names = _carried_names(frame, loop.header, loop.end, loop.exit, exceptions=True)
+        loop.names = _carried_names(frame, loop.header, loop.end, loop.exit, exceptions=True, region=region)
         node = _fold(frame, loop, rng, hoisted, placeholders, where)
     except (NotFoldable, GraphBreak, interpreter._LoopBack, AtLoopTest, AtIterationEnd) as e:
         _drop(frame, placeholders)
@@ -188,26 +194,25 @@ def _range_of(frame: "Frame", it: Any) -> _Range | None:
     return _Range(args, lo, hi, _hint(r.start), count, env.varies(lo) or env.varies(hi))
 
 
-def _worth_folding(frame: "Frame", span: tuple[int, int], rng: _Range) -> bool:
+def _worth_folding(frame: "Frame", span: tuple[int, int], region: frozenset[int], rng: _Range) -> bool:
     """Where capture would hand the loop to a driver (it runs past unroll_limit: each visit of the header
     counts), it cannot unroll it (its bounds vary), its body has a `break` (data-dependent, it breaks) or a
     loop of its own (unrolled, every copy of the inner loop counts against unroll_limit)."""
     if rng.varies or frame.visits.get(span[0], 0) + rng.count > frame.ctx.unroll_limit:
         return True
-    return rng.count >= 2 and (_has_break(frame, span) or _has_inner_loop(frame, span))
+    return rng.count >= 2 and (_has_break(frame, span[0], region) or _has_inner_loop(frame, span[0], region))
 
 
-def _has_inner_loop(frame: "Frame", span: tuple[int, int]) -> bool:
-    return any(span[0] < s and e <= span[1] for s, e in frame.ins.loops)
+def _has_inner_loop(frame: "Frame", header: int, region: frozenset[int]) -> bool:
+    return any(s != header and s in region for s, _ in frame.ins.loops)
 
 
-def _has_break(frame: "Frame", span: tuple[int, int]) -> bool:
-    start, end = span
+def _has_break(frame: "Frame", header: int, region: frozenset[int]) -> bool:
     ins = frame.ins
-    for k in range(start + 1, end + 1):
+    for k in sorted(region - {header}):
         if ins.instrs[k].name in ("RETURN_VALUE", "RETURN_CONST"):
             return True     # (3.12+ copies a short exit block into a `break`)
-        if k in ins.targets and not start <= ins.targets[k] <= end:
+        if k in ins.targets and ins.targets[k] not in region:
             return True
     return False
 

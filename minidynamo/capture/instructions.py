@@ -59,13 +59,6 @@ class Instructions:
                 ends[t] = max(i, ends.get(t, i))
         return sorted(ends.items(), key=lambda span: span[1] - span[0])
 
-    def closed(self, span: tuple[int, int]) -> bool:
-        """No jump from outside the span lands inside it past its start. 3.14 may lay a nested loop's body
-        out of line, after the outer loop's last back edge (a `while` inside a `for`): that code belongs to
-        the loop although the span does not hold it."""
-        start, end = span
-        return not any(start < t <= end and not start <= i <= end for i, t in self.targets.items())
-
     def innermost_loop(self, index: int) -> tuple[int, int] | None:
         return next(((s, e) for s, e in self.loops if s <= index <= e), None)
 

@@ -107,7 +107,7 @@ def leaves_iteration(frame: "Frame", join: int) -> bool:
     """Whether a branch joining at `join` has an arm that ends the iteration of the loop being folded (a
     `break` or `continue` under it): its arms then run to the iteration's end."""
     loop = frame.fori[-1] if frame.fori else None
-    return loop is not None and (join == EXIT or not loop.header < join <= loop.end)
+    return loop is not None and (join == EXIT or join == loop.header or join not in loop.region)
 
 
 def fold_iteration_end(frame: "Frame", pred: Any, jump: int, jump_if_true: bool) -> bool:

@@ -38,13 +38,16 @@ def loop_of(frame: "Frame", jump: int) -> Loop | None:
     return find_loop(frame, jump)
 
 
-def _carried_names(frame: "Frame", start: int, end: int, exit_: int, exceptions: bool = False) -> list[str]:
+def _carried_names(frame: "Frame", start: int, end: int, exit_: int, exceptions: bool = False,
+                   region: frozenset[int] | None = None) -> list[str]:
     """Locals the body writes that are read again: at the loop start (next iteration) or after the loop
-    (`exceptions`: in code with try/with regions or cells too, liveness.live_in)."""
+    (`exceptions`: in code with try/with regions or cells too, liveness.live_in). The body is the
+    instructions start..end, or `region` (a for loop's, with its out-of-line blocks: loop_region.py)."""
     live = live_in(frame.code, exceptions)
     if live is None:
         raise NotFoldable("the function's locals cannot be analysed (try/with or closures)")
-    stored = [frame.ins.instrs[i].arg for i in range(start, end + 1) if frame.ins.instrs[i].name in _STORES]
+    body = sorted(region) if region is not None else range(start, end + 1)
+    stored = [frame.ins.instrs[i].arg for i in body if frame.ins.instrs[i].name in _STORES]
     return [n for n in dict.fromkeys(stored) if n in live[start] or (exit_ < len(live) and n in live[exit_])]
 
 

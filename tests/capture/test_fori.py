@@ -447,3 +447,37 @@ def test_a_local_written_in_an_inner_while_is_carried_or_the_loop_is_not_folded(
     for graph in res.graphs:
         for node in fori_nodes(graph):
             assert node.spec, str(graph)      # a folded loop carries `s` and `k`
+    assert fori_nodes(res.graphs[0])          # folded on every Python (3.14: with its out-of-line blocks)
+
+
+def inner_while_last(x, ws, idx, out):
+    """A `while` that ends the for loop's body: 3.14 and 3.15 lay its body out after the for loop's back
+    edge. Its arms join there, it writes into `out` and carries `total` and `acc`, and idx may be out of
+    range."""
+    total = 0.0
+    acc = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        k = 0
+        while k < len(ws):
+            if ws[k] > 1.5:
+                out[idx[i]] += x[i] * ws[k]
+            else:
+                out[i] -= ws[k]
+            total = total + ws[k] * k
+            acc = acc * 0.5 + x[i]
+            k += 1
+    return total, acc, out
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_a_for_loop_ending_in_a_while_is_folded_with_its_out_of_line_blocks(dtype):
+    rng = np.random.default_rng(3)
+    x = rng.random((70, 3)).astype(dtype)
+    idx = np.arange(70)[::-1].copy()
+    bad = idx.copy()
+    bad[40] = 99                              # IndexError in iteration 40: eager's writes before it stay
+    out = np.zeros((70, 3), dtype)
+    calls = [(x, [2.0, 1.0], idx, out), (x[:0], [3.0], idx[:0], out[:0]), (x, [2.0, 3.0], bad, out),
+             (x, [], idx, out)]
+    res = check(inner_while_last, x, [1.0, 2.0, 3.0], idx, out, calls=calls)
+    assert fori_nodes(res.graphs[0]), str(res.graphs[0])

@@ -2,7 +2,7 @@
 the cached entries' guards pays for itself, decided by timing calls that check them against calls that run
 the original function straight away.
 
-Imports cache. Why a trial: past the limit a call that misses runs the original function after
+Imports cache and cpu_clock (calls are timed in the calling thread's CPU time). Why a trial: past the limit a call that misses runs the original function after
 the guards of every entry failed, and a hit runs its graph, which on the default backend calls the same
 NumPy functions as eager. So hits win back the guards only where the capture removed Python work (a folded
 loop, constants); with eight entries the guards of the ones that fail cost more than the call itself (a
@@ -17,12 +17,12 @@ the original function either way), so the choice never changes behaviour, only t
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
+from . import cpu_clock
 from .cache import FunctionCache, Mode
 
-_NS = time.perf_counter_ns
+_NS = cpu_clock.NS      # the calling thread's CPU time, as LoopChoice's (minidynamo/cpu_clock.py)
 HITS_PER_MISS = 3     # past the cache limit, fewer hits per miss than this: stop checking guards
 
 

@@ -5,9 +5,11 @@ in every mode; speed is measured in benchmarks/past_limit.py, the policy on made
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
+import pytest
 
 import minidynamo as md
 from minidynamo import mode_trial
@@ -102,6 +104,20 @@ def test_a_trial_alternates_blocks_and_keeps_the_way_whose_best_block_was_faster
     assert trial.plain_won()                 # one slow plain block (another program ran) does not decide
     trial.times[1][:] = [10 * block + 1] * 3
     assert not trial.plain_won()
+
+
+@pytest.mark.skipif(time.get_clock_info("thread_time").resolution > 1e-6, reason="no fine-grained thread clock")
+def test_a_trial_times_the_calling_threads_cpu_as_loop_choice_does():
+    """A call's time is the calling thread's CPU time (minidynamo/cpu_clock.py), as LoopChoice's: time the
+    thread does not run (another program holds the core; here a sleep) is not counted (perf_counter, before,
+    counted the 20 ms)."""
+    from minidynamo.stitch import loop_choice
+    assert mode_trial._NS is loop_choice._NS
+    trial = ModeTrial(lambda t: None)
+    token = trial.begin()
+    time.sleep(0.02)
+    trial.end(token)
+    assert trial.times[0][0] < 5_000_000, trial.times
 
 
 def folded_loop(x):

@@ -1,7 +1,7 @@
 """LoopChoice: at an entry that starts loop drivers, whether the rest of the function runs driven (a compiled
 body per iteration) or as plain Python, chosen by timing both, as an autotuner does.
 
-Imports nothing of the package. Why: a loop whose body breaks on every iteration (a data-dependent branch, a
+Imports cpu_clock only. Why: a loop whose body breaks on every iteration (a data-dependent branch, a
 `random.randint`, a slice bounded by array values) pays a driver step, a dispatcher's guards and a graph call
 per iteration; when the body's own work is a few µs that costs 2-20x eager's loop, and no graph of such a
 body can win it back on the default backend (it calls the same NumPy functions). Both ways compute the same
@@ -19,12 +19,9 @@ each re-check costs about 1% of the calls since the last.
 
 from __future__ import annotations
 
-import time
+from .. import cpu_clock
 
-# The calling thread's CPU time where the clock is fine-grained (Linux, macOS): on a shared machine wall time
-# counts the time other programs hold the core, and a driven way 10% slower (mandelbrot1) won half the
-# decisions on that noise. Both ways wait for the same I/O and worker threads, so CPU time ranks them alike.
-_NS = time.thread_time_ns if time.get_clock_info("thread_time").resolution <= 1e-6 else time.perf_counter_ns
+_NS = cpu_clock.NS      # the calling thread's CPU time (minidynamo/cpu_clock.py says why)
 
 
 class LoopChoice:

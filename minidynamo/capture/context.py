@@ -145,7 +145,6 @@ class CaptureContext:
             held.clear()
         self.shape_env.on_guard = self.graph.on_call = None
 
-
     def _relation_guard(self, python: str, text: str) -> None:
         """A decision the shape environment took on symbolic sizes becomes a dispatcher guard."""
         self.guards.add(G.Guard(python, G.GuardKind.HOLDS, True))

@@ -16,6 +16,7 @@ import contextlib
 import copy
 import io
 import random
+import re
 import sys
 import threading
 import types
@@ -97,7 +98,7 @@ class Verifier:
         where = first_difference(compiled.value, eager.value, "the result", self.exact)
         if where is not None:
             return "the result", where
-        if compiled.printed != eager.printed:
+        if not _same_text(compiled.printed, eager.printed, self.exact):
             return "the printed output", f"compiled {compiled.printed!r}, eager {eager.printed!r}"
         (args, kwargs), (cargs, ckwargs) = originals, copies
         for i, (a, b) in enumerate(zip(args, cargs)):
@@ -108,7 +109,8 @@ class Verifier:
             where = first_difference(kwargs[k], ckwargs[k], f"argument {k!r}", self.exact)
             if where is not None:
                 return f"argument {k!r} after the call", where
-        if not _same_rng(rng_compiled, rng_eager):
+        # (other threads may draw from the global streams meanwhile: a dask cluster's do; then not compared)
+        if threading.active_count() == 1 and not _same_rng(rng_compiled, rng_eager):
             return "the global random state", "the compiled call drew another amount from the random streams"
         return None
 
@@ -288,7 +290,10 @@ def _array_difference(a: np.ndarray, b: np.ndarray, path: str, exact: bool) -> s
             if a.size and a.flags.c_contiguous and b.flags.c_contiguous else None
         differ = differ.any(axis=-1) if differ is not None else ~_equal(a, b)
     elif a.dtype.kind in "fc":
-        differ = ~np.isclose(a, b, rtol=1e-9 if a.dtype.itemsize >= 8 else 1e-4, atol=0, equal_nan=True)
+        # the engines' contract (README): rtol 1e-9 / 1e-4 of the array's scale (values near 0 after cancellation)
+        rtol = 1e-9 if a.dtype.itemsize >= 8 and a.dtype.kind == "f" or a.dtype.itemsize >= 16 else 1e-4
+        scale = float(np.max(np.abs(b[np.isfinite(b)]), initial=0.0))
+        differ = ~np.isclose(a, b, rtol=rtol, atol=rtol * scale, equal_nan=True)
     else:
         differ = ~_equal(a, b)
     if not np.any(differ):
@@ -301,6 +306,19 @@ def _equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype.kind in "fc":
         return (a == b) | (np.isnan(a) & np.isnan(b))
     return np.asarray(a == b, dtype=bool).reshape(a.shape) if a.shape else np.asarray(a == b)
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+def _same_text(a: str, b: str, exact: bool) -> bool:
+    """Printed output: the same text, or (an engine backend, not exact) the same text around numbers that
+    agree within the engines' tolerance (1e-4: a float32 value printed)."""
+    if a == b or exact:
+        return a == b
+    na, nb = _NUMBER.findall(a), _NUMBER.findall(b)
+    return _NUMBER.split(a) == _NUMBER.split(b) and len(na) == len(nb) and \
+        all(np.isclose(float(x), float(y), rtol=1e-4, atol=1e-8) for x, y in zip(na, nb))
 
 
 def _same_scalar(a: Any, b: Any, exact: bool) -> bool:

@@ -38,6 +38,9 @@ class Config:
     unroll_limit: int = 64              # Python loop iterations unrolled before the loop is left to Python
     max_instructions: int = 200_000     # symbolic steps per capture: a guard against runaway capture
     dask_chunk_bytes: int = 0           # backend="dask" chunks NumPy inputs to about this size (0: dask's own)
+    # ... and on a distributed Client keeps up to this many bytes of them scattered on the workers, reused
+    # while unchanged (least recently used released past it; 0: embed them in every call's graph instead)
+    dask_scatter_bytes: int = 1 << 34
     auto_cond: bool = True              # a data-dependent if with pure arms becomes a cond node, not a break
     fori_loops: bool = True             # a for-range loop whose body is graph code becomes a fori_loop node
     # The default backend's exact fast path (backends/fast_path/): large element-wise and row-wise regions run

@@ -8,7 +8,9 @@ inputs' types (which the guards pin):
 - dask inputs: each op on a dask value runs as its dask.array lowering, each op on NumPy values only stays
   NumPy (as in eager dask code), and array results stay lazy: `.compute()`/`.persist()` is the caller's.
 - NumPy inputs only: each lowered piece chunks its ndarray inputs (`config.dask_chunk_bytes`), runs on dask
-  and is computed in one `dask.compute` call, so results are NumPy values again. A result that NumPy returns
+  and is computed in one `dask.compute` call, so results are NumPy values again. On a distributed Client,
+  inputs are scattered to the workers once and reused while unchanged (dask_scatter.py), never embedded in
+  each call's graph; on dask's local scheduler they are wrapped in place (`da.from_array`). A result that NumPy returns
   as a view of an input (x.T, x[1:]) stays on NumPy, so it still aliases the input as in eager code.
 
 Ops without a faithful lowering run on NumPy (the driver splits the graph); explain() prints which and why.
@@ -18,6 +20,7 @@ compiled entry then runs the function eagerly instead: never a silently differen
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -27,6 +30,7 @@ from ..graph.interp import Interpreter
 from ..graph.ir import INPUT, ArraySpec, Graph, Node, iter_nodes
 from ..graph.symbolic import bind_symbols, evaluate, hint_of
 from . import dask_lowering as DL
+from . import dask_scatter
 from .aliasing import alias_refusals, is_view
 from .engine_rng import kept_global_rng, keeping_global_rng
 from .lowering import LoweringTable, NotLowerable, OpRule, lower_graph
@@ -54,7 +58,7 @@ def dask_backend(graph: Graph, example_inputs: Sequence[Any], config: Any = None
     the compiled function's Config (its compile(..., options=) applied; registry.call_backend)."""
     da = require_dask()
     lazy = any(DL.is_lazy(v) for v in example_inputs)
-    chunk_bytes = (config or _config.current()).dask_chunk_bytes
+    cfg = config or _config.current()
 
     def refuse_node(node: Node) -> str | None:
         if lazy and "lazy" not in node.meta:
@@ -69,7 +73,7 @@ def dask_backend(graph: Graph, example_inputs: Sequence[Any], config: Any = None
         return {**{i: why for i in _views_of_inputs(graph)}, **alias_refusals(graph)}
 
     table = LoweringTable("dask", _RULES, DL.NOT_LOWERED, refuse_node, refuse_graph)
-    return lower_graph(graph, table, lambda piece: _compile_piece(piece, da, lazy, chunk_bytes))
+    return lower_graph(graph, table, lambda piece: _compile_piece(piece, da, lazy, cfg))
 
 
 dask_backend.__minidynamo_requires__ = require_dask       # type: ignore[attr-defined]
@@ -96,7 +100,8 @@ class _DaskRun(Interpreter):
         return self.lowered[node](*args, **kwargs)
 
 
-def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Callable[..., tuple]:
+def _compile_piece(graph: Graph, da: Any, lazy: bool, cfg: Any) -> Callable[..., tuple]:
+    chunk_bytes = cfg.dask_chunk_bytes
     lowered = {n: DL.lower(n, da) for n in graph.nodes if n.is_call}
     specs = [o.spec if isinstance(o, Node) else None for o in graph.outputs]
     expected = _expected_shapes(graph, specs)
@@ -127,7 +132,7 @@ def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Calla
             first = False
             with kept_global_rng():
                 return run(*inputs)
-        outs = list(_DaskRun(graph, lowered, chunk).run(inputs))
+        outs = list(_DaskRun(graph, lowered, _chunker(chunk, da, dask, cfg)).run(inputs))
         for i, k in passed.items():     # an input returned as it is: the caller's own object, not a copy
             outs[i] = inputs[k]
         where = [i for i, v in enumerate(outs) if DL.is_lazy(v)]
@@ -137,6 +142,35 @@ def _compile_piece(graph: Graph, da: Any, lazy: bool, chunk_bytes: int) -> Calla
         return tuple(_as_spec(v, s, owners, shape) for v, s, shape in zip(outs, specs, expected(inputs)))
 
     return run
+
+
+def _chunker(chunk: Callable, da: Any, dask: Any, cfg: Any) -> Callable:
+    """This call's way to make a dask array of an ndarray input: `chunk` (embedded in the graph) on dask's
+    local scheduler, a scattered copy (dask_scatter.py) where dask.compute will run on a distributed Client."""
+    client = _distributed_client(dask) if cfg.dask_scatter_bytes else None
+    if client is None:
+        dask_scatter.drop_closed()
+        return chunk
+    cache = dask_scatter.for_client(client, cfg.dask_scatter_bytes)
+    call = cache.new_call()
+
+    def chunk_or_scatter(value: np.ndarray) -> Any:
+        if not dask_scatter.is_scattered(value):
+            return chunk(value)
+        # the chunks `chunk` gives (limit None: dask's own chunk size), so the probe's verdicts hold
+        chunks = da.core.normalize_chunks("auto", value.shape, limit=cfg.dask_chunk_bytes or None,
+                                          dtype=value.dtype)
+        return cache.array(value, chunks, da, call, cfg.threads)
+    return chunk_or_scatter
+
+
+def _distributed_client(dask: Any) -> Any:
+    """The running distributed Client dask.compute would use now, or None (dask's local scheduler)."""
+    distributed = sys.modules.get("distributed")
+    if distributed is None:         # never imported: no client can be active
+        return None
+    client = getattr(dask.base.get_scheduler(), "__self__", None)
+    return client if isinstance(client, distributed.Client) and dask_scatter.is_running(client) else None
 
 
 class _Probe(_DaskRun):

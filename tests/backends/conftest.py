@@ -11,6 +11,7 @@ import importlib.util
 
 import pytest
 
+from minidynamo.backends import dask_scatter
 from minidynamo.backends.engine_rng import kept_global_rng
 
 DASK_MISSING = "dask is not installed: pip install minidynamo[dask]"
@@ -27,6 +28,7 @@ def dask_cluster():
         try:
             yield client
         finally:
+            dask_scatter.release()      # the backend's scattered inputs (dask_scatter.py) on this client
             client.close()
     finally:
         cluster.close()

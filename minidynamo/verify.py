@@ -54,6 +54,7 @@ class Verifier:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:    # (objects the function's globals hold stay themselves in the copies: a sentinel is `is` itself)
             copies = copy.deepcopy((args, kwargs), _kept(self.fn))
+            _keep_read_only((args, kwargs), copies)
         except Exception:           # arguments that cannot be copied (a generator, a lock): not verified
             copies = None
         before_rng, outside = _rng_state(), Outside(self.fn, [*args, *kwargs.values()])
@@ -109,8 +110,7 @@ class Verifier:
             where = first_difference(kwargs[k], ckwargs[k], f"argument {k!r}", self.exact)
             if where is not None:
                 return f"argument {k!r} after the call", where
-        # (other threads may draw from the global streams meanwhile: a dask cluster's do; then not compared)
-        if threading.active_count() == 1 and not _same_rng(rng_compiled, rng_eager):
+        if not other_threads() and not _same_rng(rng_compiled, rng_eager):
             return "the global random state", "the compiled call drew another amount from the random streams"
         return None
 
@@ -152,6 +152,21 @@ class Outside:
             if where is not None:
                 return f"{label} after the call", where
         return None
+
+
+def _keep_read_only(original: Any, copied: Any) -> None:
+    """A deep copy of a read-only array is writeable: make it read-only again (in arguments and the lists,
+    tuples and dicts they are made of), so a write into it raises in the eager run too."""
+    if isinstance(original, np.ndarray):
+        if not original.flags.writeable:
+            copied.flags.writeable = False
+    elif isinstance(original, (list, tuple)) and type(original) is type(copied) and len(original) == len(copied):
+        for a, b in zip(original, copied):
+            _keep_read_only(a, b)
+    elif isinstance(original, dict) and type(copied) is dict:
+        for k in original:
+            if k in copied:
+                _keep_read_only(original[k], copied[k])
 
 
 def _kept(fn: Callable) -> dict[int, Any]:
@@ -327,6 +342,13 @@ def _same_scalar(a: Any, b: Any, exact: bool) -> bool:
             return np.asarray(a).tobytes() == np.asarray(b).tobytes()
         return bool(np.isclose(a, b, rtol=1e-9, atol=0, equal_nan=True))
     return bool(a == b)
+
+
+def other_threads() -> bool:
+    """Whether threads other than this one and minidynamo's own pools run: they may draw from the global
+    random streams between the two runs (a dask cluster's do), so those are then not compared."""
+    me = threading.current_thread()
+    return any(t is not me and not t.name.startswith("minidynamo-") for t in threading.enumerate())
 
 
 def _rng_state() -> tuple:

@@ -150,8 +150,10 @@ def test_every_nth_warm_call_is_compared():
         f(x, w)
 
 
-def test_differences_in_exceptions_printed_output_and_random_state_are_named():
+def test_differences_in_exceptions_printed_output_and_random_state_are_named(monkeypatch):
+    from minidynamo import verify
     from minidynamo.verify import Verifier
+    monkeypatch.setattr(verify, "other_threads", lambda: False)   # (threads earlier tests left may run)
 
     def same(*a):
         return 1
@@ -309,3 +311,42 @@ def test_engine_backends_are_compared_within_tolerance_results_near_zero_and_pri
     for _ in range(3):
         f(x)
     assert f._minidynamo.cache.verifier.checked == 2
+
+
+def write_into(x):
+    x[0] = 1.0
+    return x * 2
+
+
+def test_a_read_only_argument_stays_read_only_in_the_eager_run():
+    """The write raises in both runs (before: the deep copy was writeable, the eager run returned, and
+    verification reported a difference in the exception)."""
+    with md.config.patch(verify_every=1):
+        f = md.compile(write_into)
+    x = np.zeros(3)
+    x.flags.writeable = False
+    for _ in range(3):
+        with pytest.raises(ValueError, match="read-only"):
+            f(x)
+    assert f._minidynamo.cache.verifier.checked >= 1
+
+
+def test_random_streams_are_not_compared_while_another_thread_runs():
+    import threading
+    from minidynamo.verify import Verifier, other_threads
+
+    def draws():
+        np.random.random()
+        return 1
+
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait, name="someone-elses")
+    t.start()
+    try:
+        assert other_threads()
+        v = Verifier(lambda: 1, 1, "raise", True, warm=iter(range(1, 100)).__next__, pieces=dict)
+        v.dispatcher = draws
+        assert v() == 1 and v.checked == 1
+    finally:
+        stop.set()
+        t.join()

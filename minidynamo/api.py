@@ -45,6 +45,7 @@ from .mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: 
 from .callables import Target, compiled_function, resolve
 from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
 from .signatures import code_signature
+from .hatches import is_disabled
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
 GLOBAL_STATS = {"captures": 0, "cache_hits": 0, "guard_failures": 0, "recompiles": 0, "fallbacks": 0}
@@ -500,6 +501,8 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
     captured = with_parameters_renamed(fn, renames) if renames else fn
     state = CompiledState(captured, backend, fullgraph, options, dynamic, root=_children is None)
     state.user_fn = fn
+    if is_disabled(fn):
+        state.skip_reason = f"{fn.__qualname__} is disabled (minidynamo.disable): it runs as plain Python"
     # Resume functions and broken callees are cached per compiled function (and shared with its children),
     # not process-wide: they die with it, and another compile() of fn gets its own backend and options.
     state.children = _Children(captured) if _children is None else _children

@@ -100,6 +100,8 @@ NOT_SPLIT = _code(17, C.UNSUPPORTED, "a break the frame cannot be split at: the 
                   "move the breaking line into a helper function of its own, so only the helper runs eagerly")
 META_UNMODELLED = _code(18, C.UNSUPPORTED, "a NumPy call with arguments its op does not model",
                         "pass NumPy's defaults or constants for the keywords and modes named in the reason")
+DISABLED = _code(19, C.CALL, "a function marked minidynamo.disable",
+                 "nothing to rewrite: the call runs as plain Python, as asked; remove disable() to capture it")
 del C
 
 GENERAL: dict[BreakCategory, BreakCode] = {c.category: c for c in

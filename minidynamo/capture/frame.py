@@ -11,6 +11,7 @@ import types
 from typing import Any
 
 from ..graph.ir import WHERE
+from ..hatches import DISABLED_CODE
 from . import break_codes as codes
 from .breaks import BreakCategory
 from .builtin_scope import BuiltinScope, builtin_var
@@ -165,6 +166,9 @@ class Frame:
         from . import interpreter
         if self.depth + 1 > self.ctx.inline_limit:
             raise unsupported(BreakCategory.INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
+        if code is DISABLED_CODE:
+            raise unsupported(codes.DISABLED, f"{qualname}() is disabled (minidynamo.disable): it runs as plain "
+                                              "Python")
         if runs_plain(globals_.get("__name__")):
             raise unsupported(codes.STDLIB_CALL, f"{globals_['__name__']}.{qualname}() runs as plain Python "
                                                   "(standard-library code: hidden state, bookkeeping per value)")

@@ -31,6 +31,7 @@ from ..capture.variables.objects import UserObjectVar
 from ..capture.liveness import is_live, rebound
 from ..capture.sources import untagged
 from ..errors import CannotResume
+from ..hatches import DISABLED_CODE
 from .resume import STACK_PREFIX
 from .stitched import Emitter, writeback_lines
 
@@ -90,9 +91,10 @@ class BreakEmitter(Emitter):
 
 
 def _runs_plain(fn: Any) -> bool:
-    """A function of a standard-library module capture does not walk (frame.runs_plain): called as itself,
-    never through a compiled wrapper."""
-    return isinstance(fn, types.FunctionType) and runs_plain(fn.__globals__.get("__name__"))
+    """A function of a standard-library module capture does not walk (frame.runs_plain), or one marked
+    minidynamo.disable: called as itself, never through a compiled wrapper."""
+    return isinstance(fn, types.FunctionType) and (runs_plain(fn.__globals__.get("__name__")) or
+                                                   fn.__code__ is DISABLED_CODE)
 
 
 def _class_function(obj: Var, name: str) -> types.FunctionType | None:

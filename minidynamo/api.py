@@ -22,9 +22,8 @@ import numpy as np
 from . import config as _config
 from .backends import call_backend, get_backend, returns_numpy_arrays
 from .cache import Entry, FunctionCache, Mode, Stats, call_moving, signature_text
-from .capture import break_codes as _codes
+from .capture import break_codes as _codes, interpreter as _interpreter
 from .capture.breaks import BreakCategory, BreakReason
-from .capture import interpreter as _interpreter
 from .capture.interpreter import capture_function
 from .capture.later_steps import mark_handed_on
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
@@ -45,7 +44,7 @@ from .mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: 
 from .callables import Target, compiled_function, resolve
 from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
 from .signatures import code_signature
-from .hatches import is_disabled
+from .hatches import disabled_reason
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
 GLOBAL_STATS = {"captures": 0, "cache_hits": 0, "guard_failures": 0, "recompiles": 0, "fallbacks": 0}
@@ -63,7 +62,7 @@ class CompiledState:
         self.options = options
         self.cache = FunctionCache(fn, self.on_miss, verifier=self._verifier() if root else None)
         self.records: list[CaptureRecord] = []
-        self.skip_reason: str | None = None
+        self.skip_reason: str | None = disabled_reason(fn)
         self.warned_limit = False
         self.past_limit = PastLimit()         # what each window of misses past the cache limit decides
         self.lock = threading.RLock()
@@ -501,8 +500,6 @@ def compile(fn: Callable | None = None, *, backend: Any = "numpy", fullgraph: bo
     captured = with_parameters_renamed(fn, renames) if renames else fn
     state = CompiledState(captured, backend, fullgraph, options, dynamic, root=_children is None)
     state.user_fn = fn
-    if is_disabled(fn):
-        state.skip_reason = f"{fn.__qualname__} is disabled (minidynamo.disable): it runs as plain Python"
     # Resume functions and broken callees are cached per compiled function (and shared with its children),
     # not process-wide: they die with it, and another compile() of fn gets its own backend and options.
     state.children = _Children(captured) if _children is None else _children
@@ -597,7 +594,7 @@ def reset() -> None:
             state.cache.clear()
             state.records.clear()
             state.children.clear()
-            state.skip_reason = None
+            state.skip_reason = disabled_reason(state.fn)
             state.warned_limit = False
             state.past_limit = PastLimit()
             state.dynamic_dims.clear()

@@ -29,6 +29,13 @@ def is_disabled(fn: Any) -> bool:
     return isinstance(fn, types.FunctionType) and fn.__code__ is DISABLED_CODE
 
 
+def disabled_reason(fn: Any) -> str | None:
+    """Why compile(fn) runs fn as plain Python every call, when fn is a disabled wrapper."""
+    if not is_disabled(fn):
+        return None
+    return f"{fn.__qualname__} is disabled (minidynamo.disable): it runs as plain Python"
+
+
 def disable(fn: Callable | None = None) -> Any:
     """Never capture `fn`: `@disable`, `@disable()` or `disable(fn)`. From compiled code a call to it is one
     graph break at the call, run as plain Python (as eager runs it: its side effects, printed output and

@@ -170,3 +170,20 @@ def test_the_readme_example_of_disable_runs():
     with contextlib.redirect_stdout(io.StringIO()) as out:
         exec(compile(_readme_example("disable"), "README.md", "exec"), ns)
     assert out.getvalue() == f"norm {np.linalg.norm(np.tanh(np.ones(3)) * 2.0)}\n"
+
+
+def test_a_compiled_disabled_function_stays_plain_after_reset():
+    calls = []
+
+    @md.disable
+    def helper(x):
+        calls.append(1)
+        return np.sin(x) + 1
+
+    compiled = md.compile(helper)
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(compiled(x), np.sin(x) + 1)
+    md.reset()
+    np.testing.assert_array_equal(compiled(x), np.sin(x) + 1)
+    assert len(calls) == 2
+    assert md.stats(compiled).captures == 0

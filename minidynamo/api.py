@@ -29,16 +29,14 @@ from .capture.later_steps import mark_handed_on
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .capture.sources import untagged
-from .held_warnings import has_checks, holding_warnings
 from .rng_state import restoring_rng
-from .guards import RELEASE_READS, Guard, GuardKind, GuardSet, compiled as compiled_expr, failures
+from .guards import Guard, GuardKind, GuardSet, compiled as compiled_expr, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .trip_counts import changed_counts
 from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
-from .stitch import raisers
 from .verify import Verifier
-from .stitch.snapshots import snapshot_lines
+from .stitch.guarded_call import guarded_graph_call
 from .stitch.stitched import build_body
 from .mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: tests read it here)
 from .callables import Target, compiled_function, resolve
@@ -402,9 +400,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     namespace = dict(body.namespace)
     lines = list(body.lines)
     if compiled is not None:
-        namespace[body.graph_key] = holding_warnings(compiled) if has_checks(body.graph) else compiled
-        namespace["___at_user"] = raisers.at_user
-        lines[0:1] = _guarded_graph_call(ctx, body, lines[0], _forward(fn), namespace)
+        lines[0:1] = guarded_graph_call(ctx, body, compiled, _forward(fn), namespace)
         lines = restoring_rng(body.graph_key, lines, body.graph, ctx.inputs, namespace)
     entry = Entry(ctx.guards, lines, namespace, tag)
     ctx.shape_env.freeze()    # the guards are final: a later decision on a symbol would go unguarded
@@ -414,34 +410,6 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     log("graph_code").debug("graph of %s:\n%s", fn.__qualname__, body.graph)
     log("guards").debug("guards of %s:\n%s", fn.__qualname__, ctx.guards)
     return _recorded(record)
-
-
-def _guarded_graph_call(ctx: Any, body: Any, call: str, forward: str, namespace: dict) -> list[str]:
-    """The graph call, and what happens if it raises (a singular matrix, an index out of range, an
-    overflow). The graph runs before any Python side effect is written back, so re-running the original
-    function reproduces the exception, its traceback, the handler that catches it and the side effects
-    exactly. A graph that wrote into arrays first gets the parts its writes reach restored from a snapshot
-    before the re-run (stitch/snapshots.py), so each write happens once. A graph that writes, has no
-    operation inside a try/with region and no write-back the caller could see before one of its operations
-    (none, or only mutations made after its last one: `W -= lr * dW; history.append(loss)`) skips that: its
-    exception leaves the function just as eager's does, and its partial writes are what eager leaves."""
-    # The graph reads its inputs from the locals the guard check bound (guards.RELEASE_READS), and those are
-    # dropped on every way out of the call, before any of the function's own code runs.
-    # The re-run happens after the except clause: inside it, the re-run's own exception would carry the
-    # graph's as its __context__ ("During handling of the above exception..."), and the graph's traceback
-    # would keep the graph's arguments referenced while the function runs again.
-    ctx.guards.read_later(src.expr() for src, _ in ctx.inputs)
-    rerun = ["if ___o is None:", f"    return ___eager({forward})"]
-    if not body.mutates:
-        return ["try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}", *rerun,
-                RELEASE_READS]
-    if ctx.side_effects.all_after(len(body.graph.nodes)) and not ctx.nodes_in_try:   # it leaves as is,
-        # raised from where the program stands (stitch/raisers.py; the same object: its context stays)
-        return ["try:", f"    {call}", "except BaseException as ___e:", "    raise ___at_user(___e)", "finally:",
-                f"    {RELEASE_READS}"]
-    snapshot, restore = snapshot_lines(ctx, namespace)
-    return [snapshot, "try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}",
-            *(f"    {line}" for line in restore), *rerun, RELEASE_READS]
 
 
 def _recorded(record: CaptureRecord) -> CaptureRecord:

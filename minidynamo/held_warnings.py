@@ -1,42 +1,180 @@
-"""Warnings of a graph that may fail its checks, held until it has run. Imports graph only.
+"""Warnings of a graph that may raise: held while it runs, then issued from the place eager issues them.
 
-A graph holding a checking op (OpDef.checks: np.testing's assertions, a speculated branch's `check`) is
-expected to fail in ordinary use, and then the function runs again eagerly (api._guarded_graph_call),
-which issues again every warning the graph's operations issued before the check (`np.log(0)` before an
-`assert`): eager shows it once. Such a graph runs with `warnings.showwarning` (public, replaceable) taking
-the warnings that passed the filters; when it returns they are shown through the hook that was there,
-in order, with their own category, file and line; when it raises they are dropped, and the re-run issues
-them. Filters are not touched, so the "default" action's once-per-location memory and the "error" action
-(the warning raises inside the graph) stay as they are.
+Imports graph and capture.instructions. A graph that raises re-runs its function eagerly
+(stitch/guarded_call.py), and the re-run issues again every warning the graph's ops issued before the raise
+(`np.log(0)`, then a singular `np.linalg.inv`): eager shows it once. So a graph holding an op that can raise
+(`may_raise`: any op but an elementwise ufunc or operator on arrays, which only warns) runs with every
+warning routed past the filters into a list: for the call only, the module's `filters` become one "always"
+entry and `showwarning` the collector, so no filter version is bumped and no once-per-location registry is
+written. When the graph raises, the list is dropped and the re-run issues the warnings itself. When it
+returns, each is issued again with `warnings.warn_explicit` from eager's place: a warning of a graph line
+from the user's file, line, module and registry that the node recorded (its meta WHERE, innermost frame),
+one attributed elsewhere (a NumPy function warning at its own caller) from that frame. So the filters, the
+"default" action's memory and the printed location are eager's. A warning the filters turn into an error
+makes the graph's result unusable: `WarningAsError` is raised before any is shown, and the function re-runs
+eagerly, raising it where eager does.
+
+Other threads' warnings during the call are issued again after it, from their recorded place (delayed, and
+from this thread). Where the filters live in a context variable (pyversion.CONTEXT_AWARE_WARNINGS), the
+filters are swapped through `warnings.catch_warnings` instead (context-local; it bumps the filter version).
 """
 
 from __future__ import annotations
 
 import functools
+import operator
+import sys
+import threading
 import warnings
 from typing import Any, Callable
 
-from .graph import ops
-from .graph.ir import Graph
+import numpy as np
+
+from . import pyversion
+from .capture.instructions import decode
+from .graph import codegen, control
+from .graph.ir import WHERE, ArraySpec, Graph, Node
+
+_ALWAYS = [("always", None, Warning, None, 0)]
+# Operators that compute a ufunc on NumPy operands (Python numbers may raise: `1 // 0`, `2.0 ** 2000`).
+_UFUNC_OPERATORS = frozenset(codegen.BINARY_INFIX) | frozenset(codegen.UNARY_PREFIX)
 
 
-def has_checks(graph: Graph) -> bool:
-    """Whether any node of the graph is a checking op (a cond's arms are pure: never one)."""
-    return any(n.is_call and n.op in ops.REGISTRY and ops.REGISTRY[n.op].checks for n in graph.nodes)
+class WarningAsError(Exception):
+    """A held warning the filters make an error: the graph's call counts as raised (the function re-runs)."""
+
+
+def may_raise(graph: Graph) -> bool:
+    """Whether a node of the graph (or of its cond / loop bodies) may raise for a reason other than a
+    warning made an error (see _only_warns)."""
+    return not all(_only_warns(n) for n in graph.nodes)
+
+
+def _only_warns(node: Node) -> bool:
+    """Reading a result out of a tuple; an elementwise ufunc or operator on NumPy arrays or scalars; an op
+    of _STATIC_SAFE_OPS on arrays of fixed shapes (its meta rule accepted exactly these at capture), indexed
+    by constants only."""
+    if not node.is_call:
+        return True
+    if control.is_control(node):
+        return all(_only_warns(n) for _, g in control.subgraphs(node) for n in g.nodes)
+    target, inputs = node.target, node.inputs()
+    if target is operator.getitem and isinstance(node.args[0], Node) and isinstance(node.args[0].spec, tuple):
+        return len(node.args) == 2 and type(node.args[1]) is int
+    if isinstance(target, np.ufunc) or target in _UFUNC_OPERATORS:
+        return all(isinstance(i.spec, ArraySpec) for i in inputs)
+    if node.op not in _STATIC_SAFE_OPS or not _fixed(node.spec):
+        return False
+    if node.op in ("getitem", "setitem"):       # the array (and the value written) only: no index from data
+        inputs = [a for a in (node.args[0], node.args[2] if node.op == "setitem" else None) if isinstance(a, Node)]
+        if len(inputs) != len(node.inputs()):
+            return False
+    return all(isinstance(i.spec, ArraySpec) and not i.spec.is_symbolic for i in inputs)
+
+
+def _fixed(spec: Any) -> bool:
+    if isinstance(spec, tuple):
+        return all(_fixed(s) for s in spec)
+    return spec is None or (isinstance(spec, ArraySpec) and not spec.is_symbolic)
+
+
+# Ops that raise only on shapes, axes or dtypes, which capture's meta rules checked for fixed shapes.
+_STATIC_SAFE_OPS = frozenset("""
+    all any argmax argmin argsort astype atleast_1d atleast_2d atleast_3d broadcast_to clip column_stack
+    concatenate copy cumprod cumsum diag diff dot einsum empty empty_like expand_dims eye flatten flip full
+    full_like getitem hstack identity imag inner max mean min moveaxis ones ones_like outer prod ravel real
+    reshape roll rot90 round setitem sort squeeze stack std sum swapaxes tensordot tile transpose tri tril
+    triu var vdot vstack where zeros zeros_like
+""".split()) | frozenset(f"{u.__name__}.{m}" for u in vars(np).values() if isinstance(u, np.ufunc)
+                         for m in ("reduce", "accumulate", "outer"))
 
 
 def holding_warnings(compiled: Callable[..., Any]) -> Callable[..., Any]:
-    """`compiled` with its warnings shown only once it has returned."""
+    """`compiled` with its warnings held and issued again from eager's places once it has returned."""
     @functools.wraps(compiled)
     def run(*args: Any) -> Any:
         held: list[tuple] = []
-        shown = warnings.showwarning
-        warnings.showwarning = lambda *w: held.append(w)
-        try:
-            out = compiled(*args)
-        finally:
-            warnings.showwarning = shown
-        for w in held:
-            shown(*w)
+        owner = threading.get_ident()
+
+        def collect(message, category, filename, lineno, file=None, line=None):
+            held.append((message, category, filename, lineno, _attributed_frame(filename, lineno),
+                         threading.get_ident() == owner))
+
+        if pyversion.CONTEXT_AWARE_WARNINGS:
+            with warnings.catch_warnings():
+                warnings.simplefilter("always")
+                shown, warnings.showwarning = warnings.showwarning, collect
+                try:
+                    out = compiled(*args)
+                finally:
+                    warnings.showwarning = shown
+        else:
+            filters, shown = warnings.filters, warnings.showwarning
+            warnings.filters, warnings.showwarning = _ALWAYS, collect
+            try:
+                out = compiled(*args)
+            finally:
+                warnings.filters, warnings.showwarning = filters, shown
+        if held:
+            _issue([_eager_place(*h) for h in held])
         return out
     return run
+
+
+def _attributed_frame(filename: str, lineno: int) -> Any:
+    """The frame a warning was attributed to (its stack level's), found on the issuing thread's stack."""
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename != filename or frame.f_lineno != lineno):
+        frame = frame.f_back
+    return frame
+
+
+def _eager_place(message: Any, category: type, filename: str, lineno: int, frame: Any, mine: bool) -> tuple:
+    """(message, category, filename, lineno, globals) of the warning as eager issues it."""
+    if frame is None:
+        return message, category, filename, lineno, None
+    if mine and filename in codegen._NODES:
+        columns = _columns(frame)
+        node = codegen.node_at(filename, lineno, columns)
+        where = node.meta.get(WHERE) if node is not None else None
+        if where:
+            code, index, globals_ = where[-1]
+            line = decode(code).lineno(index)
+            if line is not None:
+                return message, category, code.co_filename, line, globals_
+    return message, category, filename, lineno, frame.f_globals
+
+
+def _columns(frame: Any) -> tuple[Any, Any]:
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    return positions[index][2:] if 0 <= index < len(positions) else (None, None)
+
+
+def _issue(places: list[tuple]) -> None:
+    if any(_is_error(*p) for p in places):
+        raise WarningAsError(places[0][0])
+    for message, category, filename, lineno, globals_ in places:
+        if globals_ is None:
+            warnings.warn_explicit(message, category, filename, lineno)
+            continue
+        module = globals_.get("__name__")
+        registry = globals_.setdefault("__warningregistry__", {})    # as a warning's frame gets one eagerly
+        warnings.warn_explicit(message, category, filename, lineno,
+                               module if isinstance(module, str) else "<string>", registry)
+
+
+def _is_error(message: Any, category: type, filename: str, lineno: int, globals_: dict | None) -> bool:
+    """Whether the filters turn this warning into an exception (first matching filter, as warn_explicit)."""
+    if isinstance(message, Warning):
+        text, category = str(message), type(message)
+    else:
+        text = str(message)
+    module = globals_.get("__name__") if globals_ is not None else None
+    if not isinstance(module, str):
+        module = "<string>" if globals_ is not None else (filename[:-3] if filename.endswith(".py") else filename)
+    for action, msg, cat, mod, ln in warnings.filters:
+        if ((msg is None or msg.match(text)) and issubclass(category, cat)
+                and (mod is None or mod.match(module)) and (ln == 0 or lineno == ln)):
+            return action == "error"
+    return warnings.defaultaction == "error"

@@ -104,6 +104,11 @@ HAS_TEMPLATE_STRINGS: Final = VERSION >= (3, 14)
 NEEDS_LOAD_FAST_CHECK: Final = VERSION >= (3, 12)
 
 
+# 3.14: with -X context_aware_warnings (the default of free-threaded builds) the warnings filters live in a
+# context variable, and the module's `filters` attribute no longer decides (held_warnings.py).
+CONTEXT_AWARE_WARNINGS: Final = bool(getattr(sys.flags, "context_aware_warnings", False))
+
+
 def in_range(since: tuple[int, int] | None, until: tuple[int, int] | None) -> bool:
     """True when the running version lies in [since, until] (both ends inclusive, None = open)."""
     return (since is None or VERSION >= since) and (until is None or VERSION <= until)

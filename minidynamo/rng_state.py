@@ -1,7 +1,7 @@
 """Random streams around a graph call that may be re-run eagerly: the entry lines that save and restore
 NumPy's global RandomState and every generator the graph reads from the caller.
 
-Imports numpy and graph only. A graph that raises is re-run as plain Python (api._guarded_graph_call); the
+Imports numpy and graph only. A graph that raises is re-run as plain Python (stitch/guarded_call.py); the
 draws it made before raising must not count, so the states are saved before the graph and put back before
 that re-run, and the stream is consumed exactly once, as eagerly. Generators made inside the graph
 (`np.random.default_rng(seed)`) are made again by the re-run and need nothing.

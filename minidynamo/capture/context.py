@@ -81,7 +81,7 @@ class CaptureContext:
         self.mutating_nodes: list[Node] = []
         self.known = KnownValues()        # small arrays computed from constants only (known_values.py)
         # Nodes recorded while some frame of the capture was inside a try/with region: if one raises,
-        # a handler of the user's code may catch it (see api._guarded_graph_call).
+        # a handler of the user's code may catch it (see stitch/guarded_call.py).
         self.nodes_in_try: list[Node] = []
         self.active_frame: Any = None     # the innermost frame being executed (set by interpreter.run_frame)
         self.auto_cond = False            # fold pure-arm data-dependent branches into cond nodes (branches.py)

@@ -1,7 +1,7 @@
 """An exception a graph raised, re-raised where the user's program stands, so its innermost traceback
 entries are eager's (file, line, source text, function name) with no generated frame in between.
 
-Used where a graph's exception leaves the function as it is (api._guarded_graph_call: a writing graph
+Used where a graph's exception leaves the function as it is (stitch/guarded_call.py: a writing graph
 with nothing to undo; the other graphs re-run the function eagerly). The graph line in the traceback
 names the node that raised (graph.codegen.node_at), and the node where the program was when it was
 recorded (capture's `meta[WHERE]`: code, instruction and globals per frame, the root first); each frame's

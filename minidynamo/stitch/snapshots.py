@@ -1,5 +1,5 @@
 """What a writing graph saves of its input arrays before it runs, so that the eager re-run after it raised
-(api._guarded_graph_call) makes each write once: only the parts its writes can reach.
+(stitch/guarded_call.py) makes each write once: only the parts its writes can reach.
 
 Imports capture.context (names only) and graph. A write through basic indices of constants and of numbers
 the graph takes as inputs (`x[i] = v`, `x[i, 1:j] += v`, `row = x[i]; row *= 2`) saves that part alone,

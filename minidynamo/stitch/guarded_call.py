@@ -1,0 +1,49 @@
+"""The entry lines that call a captured graph, and what happens when it raises (a singular matrix, an index
+out of range, an overflow).
+
+Imports guards, held_warnings and stitch.snapshots / stitch.raisers. The graph runs before any Python side
+effect is written back, so re-running the original function reproduces the exception, its traceback, the
+handler that catches it and the side effects exactly. A graph that wrote into arrays first gets the parts
+its writes reach restored from a snapshot before the re-run (stitch/snapshots.py), so each write happens
+once. A graph that writes, has no operation inside a try/with region and no write-back the caller could see
+before one of its operations (none, or only mutations made after its last one: `W -= lr * dW;
+history.append(loss)`) skips that: its exception leaves the function just as eager's does, and its partial
+writes are what eager leaves. A graph that re-runs and may raise holds its warnings until it returns
+(held_warnings.py), so the re-run's are the only ones shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..guards import RELEASE_READS
+from ..held_warnings import holding_warnings, may_raise
+from . import raisers
+from .snapshots import snapshot_lines
+
+
+def guarded_graph_call(ctx: Any, body: Any, compiled: Callable, forward: str, namespace: dict) -> list[str]:
+    """The lines that replace the body's first line (`___o = <graph>(...)`); binds the graph (held or not)
+    and what those lines read in `namespace`."""
+    call = body.lines[0]
+    # The graph reads its inputs from the locals the guard check bound (guards.RELEASE_READS), and those are
+    # dropped on every way out of the call, before any of the function's own code runs.
+    ctx.guards.read_later(src.expr() for src, _ in ctx.inputs)
+    if body.mutates and ctx.side_effects.all_after(len(body.graph.nodes)) and not ctx.nodes_in_try:
+        # it leaves as is, raised from where the program stands (stitch/raisers.py; the same object: its
+        # context stays); its warnings are eager's as they come
+        namespace[body.graph_key] = compiled
+        namespace["___at_user"] = raisers.at_user
+        return ["try:", f"    {call}", "except BaseException as ___e:", "    raise ___at_user(___e)", "finally:",
+                f"    {RELEASE_READS}"]
+    namespace[body.graph_key] = holding_warnings(compiled) if may_raise(body.graph) else compiled
+    # The re-run happens after the except clause: inside it, the re-run's own exception would carry the
+    # graph's as its __context__ ("During handling of the above exception..."), and the graph's traceback
+    # would keep the graph's arguments referenced while the function runs again.
+    rerun = ["if ___o is None:", f"    return ___eager({forward})"]
+    if not body.mutates:
+        return ["try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}", *rerun,
+                RELEASE_READS]
+    snapshot, restore = snapshot_lines(ctx, namespace)
+    return [snapshot, "try:", f"    {call}", "except Exception:", "    ___o = None", f"    {RELEASE_READS}",
+            *(f"    {line}" for line in restore), *rerun, RELEASE_READS]

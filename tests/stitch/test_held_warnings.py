@@ -1,0 +1,112 @@
+"""A graph that warns and then raises re-runs its function eagerly; the warnings are eager's: shown once,
+from the program's file, line and module, through the program's filters."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import minidynamo as md
+from minidynamo.held_warnings import may_raise
+from tests.programs import warning_then_raise as P
+
+DTYPES = [np.float32, np.float64, np.complex128]
+SHAPES = [(), (0, 0), (2, 2), (3, 3), (2, 3)]
+
+
+def _matrix(shape, dtype, kind):
+    if kind == "singular":
+        a = np.zeros(shape)
+    elif kind == "negative":
+        a = -np.ones(shape) - np.eye(*shape) if len(shape) == 2 else -np.ones(shape)
+    else:
+        a = np.eye(*shape) + 0.5 if len(shape) == 2 else np.ones(shape)
+    return a.astype(dtype)
+
+
+def _outcome(fn, *args, action="always", **filter_kw):
+    """(result or exception, warnings as (category, message, file, line)) of one call under one filter."""
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        warnings.filterwarnings(action, **filter_kw)
+        try:
+            value = ("value", fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args]))
+        except Exception as e:
+            value = ("raised", type(e), str(e))
+    return value, [(w.category, str(w.message), w.filename, w.lineno) for w in shown]
+
+
+def _same(eager, compiled, places=True):
+    """Same outcome and warnings; with `places`, also the same file and line (a graph that holds its
+    warnings; one of elementwise ops only, which cannot raise, keeps its generated place: README)."""
+    (ev, ew), (cv, cw) = eager, compiled
+    if not places:
+        ew, cw = [w[:2] for w in ew], [w[:2] for w in cw]
+    assert cw == ew, f"warnings {cw}, eager {ew}"
+    assert ev[0] == cv[0] and (ev[1:] == cv[1:] if ev[0] == "raised" else
+                               np.array_equal(ev[1], cv[1], equal_nan=True)), (ev, cv)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("kind", ["singular", "negative", "regular"])
+def test_warnings_before_a_raise_show_once_from_the_programs_line(dtype, shape, kind):
+    compiled = md.compile(P.log_then_inverse)
+    x = _matrix(shape, dtype, kind)
+    in_graph = len(shape) == 2 and shape[0] == shape[1]      # else inv raises at capture: a break before it
+    for _ in range(2):                                       # the capturing call, then a warm one
+        _same(_outcome(P.log_then_inverse, x), _outcome(compiled, x), places=in_graph)
+
+
+@pytest.mark.parametrize("k", [0, 2, 5, -4])
+def test_an_index_past_the_end_after_a_warning(k):
+    # (a constant index is checked at capture: past the end, a break; in range, an elementwise-only graph)
+    compiled = md.compile(P.sqrt_then_index)
+    for x in (np.array([0.0, 2.0, 5.0]), np.zeros(3, np.float32), np.ones(3)):
+        _same(_outcome(P.sqrt_then_index, x, k), _outcome(compiled, x, k), places=False)
+
+
+@pytest.mark.parametrize("b", [np.zeros(2), np.ones(2), -np.ones(2)])
+@pytest.mark.parametrize("a", [np.eye(2), np.zeros((2, 2))])
+def test_an_inlined_helpers_warning_comes_from_the_helpers_line(a, b):
+    compiled = md.compile(P.helper_then_solve)
+    for _ in range(2):
+        _same(_outcome(P.helper_then_solve, a, b), _outcome(compiled, a, b))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (2, 2)])
+def test_a_numpy_function_warning_keeps_its_own_place(shape):
+    compiled = md.compile(P.mean_then_inverse)
+    x = np.zeros(shape)
+    for _ in range(2):
+        _same(_outcome(P.mean_then_inverse, x), _outcome(compiled, x), places=shape[0] == shape[1])
+
+
+@pytest.mark.parametrize("action", ["error", "ignore", "once", "module", "default"])
+def test_the_programs_module_filters_apply(action):
+    compiled = md.compile(P.log_then_inverse)
+    for x in (np.zeros((2, 2)), np.eye(2) - 1.0, np.eye(2)):
+        for _ in range(2):
+            _same(_outcome(P.log_then_inverse, x, action=action, module=P.__name__),
+                  _outcome(compiled, x, action=action, module=P.__name__))
+
+
+def test_the_default_action_shows_once_across_calls():
+    compiled = md.compile(P.log_then_inverse)
+    for fn in (P.log_then_inverse, compiled):
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.simplefilter("default")
+            for x in (np.eye(2) * 0 + 0.5, np.zeros((2, 2)), np.zeros((2, 2)), np.eye(2) - 1.0):
+                try:
+                    fn(x)
+                except np.linalg.LinAlgError:
+                    pass
+        if fn is P.log_then_inverse:
+            expected = [(str(w.message), w.filename, w.lineno) for w in shown]
+    assert [(str(w.message), w.filename, w.lineno) for w in shown] == expected and len(expected) == 2
+
+
+def test_which_graphs_hold_their_warnings():
+    held = md.explain(P.log_then_inverse)(np.eye(2)).graphs[0]
+    plain = md.explain(P.elementwise)(np.ones(3)).graphs[0]
+    assert may_raise(held) and not may_raise(plain)

@@ -273,7 +273,10 @@ def _statement_edits(tree: ast.Module) -> list[tuple]:
     edits = []
     for idx, node in enumerate(ast.walk(tree)):
         for fname in _BODY_FIELDS:
-            for pos, stmt in enumerate(getattr(node, fname, None) or []):
+            stmts = getattr(node, fname, None)
+            if not isinstance(stmts, list):       # `a if c else b`, `lambda: x`: an expression, not a block
+                continue
+            for pos, stmt in enumerate(stmts):
                 if not isinstance(stmt, ast.stmt):
                     continue
                 edits.append((idx, fname, pos, "delete"))

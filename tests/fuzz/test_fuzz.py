@@ -61,3 +61,19 @@ def test_a_required_feature_is_in_every_program_and_its_statement_in_f():
         compile(program.source, "<fuzz>", "exec")
     plain = [gen.generate(seed, features=("ufunc", "fori")) for seed in range(40)]
     assert sum("for i" not in p.source for p in plain) > 5        # without it, many programs have none
+
+
+def test_the_shrinker_cuts_programs_with_conditional_expressions_and_lambdas(monkeypatch):
+    # IfExp.body / Lambda.body are expressions, not statement lists: the shrinker crashed on them
+    # ("'Constant' object is not iterable") whenever it had a failing program to shrink
+    source = ("import numpy as np\n\ndef f(x):\n    k = 1 if x.shape[0] > 2 else 0\n    g = lambda v: v + 1\n"
+              "    y = np.sin(x) * 2\n    z = g(y) if k else y\n    return np.cos(z) + k\n")
+    failing = ("result", "r")
+
+    def fake_compare(src, make_calls, strict=True, **kw):
+        return [runner.Mismatch(0, *failing, "differs")] if "np.sin" in src else []
+
+    monkeypatch.setattr(runner, "compare", fake_compare)
+    shrunk, calls = runner.shrink(source, lambda: [(1,), (2,)], failing, budget=200)
+    assert "np.sin" in shrunk and len(shrunk) < len(source) and "lambda" not in shrunk
+    assert len(calls()) == 1

@@ -5,7 +5,8 @@ runs one call, and reports the differences in counters: pieces called (a loop dr
 iteration), captures during the call (recompiles), pieces past the cache limit, entries that snapshot
 written arrays or save random states before their graph call, and binary operators whose operand is a
 large single-use temporary that the graph's code holds in a local (NumPy reuses such a temporary's buffer
-when code hands it over directly, as graph code does for operands written inside their reader's expression).
+when code hands it over directly, as graph code does for operands written inside their reader's expression),
+and fast-path region calls that ran nothing (each a call and a check, and operands named around it).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from minidynamo.backends.fast_path.runner import Region
 from minidynamo.graph import codegen
 
 ELIDE_BYTES = 256 * 1024       # NumPy's NPY_MIN_ELIDE_BYTES: smaller temporaries are never reused
@@ -31,6 +33,7 @@ class Causes:
     rng_saves: int = 0              # entries run that saved a random state before their graph
     fresh_temps: int = 0            # large operator temporaries a graph allocates where eager reuses one
     plain_loops: int = 0            # loop choices (stitch/loop_choice.py) that run their loops as plain Python
+    idle_regions: int = 0           # fast-path region calls that handed back None (too small, a layout, ...)
     notes: list[str] = field(default_factory=list)
 
     def text(self, extra_ns: float) -> str:
@@ -49,6 +52,8 @@ class Causes:
             parts.append(f"RNG state saved ×{self.rng_saves}")
         if self.fresh_temps:
             parts.append(f"{self.fresh_temps} temporaries not reused (extra allocations)")
+        if self.idle_regions:
+            parts.append(f"{self.idle_regions} fast-path region calls that ran nothing (small or refused)")
         if self.plain_loops:
             parts.append(f"{self.plain_loops} loop nest(s) run as plain Python (faster than driven)")
         return "; ".join(parts + self.notes) or "—"
@@ -95,12 +100,27 @@ def _fresh_temps(graph: Any) -> int:
     return count
 
 
+def _region_idle(all_states: list[Any]) -> dict[int, int]:
+    """id(region) -> its calls so far that handed back None, for every fast-path region of the graphs the
+    entries call (backends/fast_path/runner.py's Region, found in the graph functions' globals)."""
+    found = {}
+    for s in all_states:
+        for e in s.cache.entries:
+            for fn in e.namespace.values():
+                for v in getattr(fn, "__globals__", {}).values() if hasattr(fn, "__minidynamo_source__") else ():
+                    if isinstance(v, Region):
+                        found[id(v)] = sum(v.stats.values()) - v.stats["fast"]
+    return found
+
+
 def measure(compiled: Any, call: Callable[[], Any]) -> Causes:
     """Run `call()` (one call of `compiled`) and report what its pieces did."""
     before = _counts(states(compiled))
+    idle = _region_idle(states(compiled))
     call()
     after_states = states(compiled)
     causes = Causes()
+    causes.idle_regions = sum(n - idle.get(k, 0) for k, n in _region_idle(after_states).items())
     for s in after_states:
         misses0, captures0, hits0 = before.get(id(s), (0, 0, []))
         causes.captures += s.cache.stats.captures - captures0

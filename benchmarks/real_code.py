@@ -185,8 +185,9 @@ def render(rows: list[Row], before: dict[str, float], quick: bool) -> str:
     text.append("Causes are counted on one steady-state call: piece calls are compiled resume functions and "
                 "loop bodies called (a loop driver calls one per iteration; the µs are the call's extra time "
                 "per piece), captures made during the call, pieces past the cache limit, graph calls preceded "
-                "by a snapshot of written arrays or a save of the random state, and operator temporaries of "
-                "256 KiB and more the graph allocates where eager NumPy reuses the operand's buffer.")
+                "by a snapshot of written arrays or a save of the random state, operator temporaries of "
+                "256 KiB and more the graph allocates where eager NumPy reuses the operand's buffer, and "
+                "fast-path region calls that handed back None (their arrays too small, a layout refused).")
     return "\n".join(text)
 
 

@@ -47,18 +47,24 @@ def _shortcut(spec: RegionSpec, cfg: Any) -> Shortcut:
 
 
 def _has_large(graph: Graph, min_bytes: int) -> bool:
-    """Whether some node of `graph` holds an array of `min_bytes` or more (or of a symbolic size)."""
-    for node in graph.nodes:
-        sp = node.spec
-        if isinstance(sp, ArraySpec) and (sp.is_symbolic or math.prod(sp.shape) * sp.dtype.itemsize >= min_bytes):
-            return True
-    return False
+    """Whether some node of `graph` holds, or may hold, an array of `min_bytes` or more."""
+    return any(isinstance(node.spec, ArraySpec) and most_bytes(node.spec) >= min_bytes for node in graph.nodes)
 
 
 def _large(spec: RegionSpec, min_bytes: int) -> bool:
-    """Whether the region's largest array reaches `min_bytes`; a symbolic size may (the region then checks
-    its rows at run time: a small call returns None at once)."""
+    """Whether the region's largest array may reach `min_bytes`; a symbolic size may (the region then checks
+    its rows at run time: a small call returns None at once), unless its bounds say it never does."""
     specs = [s.node.spec for s in spec.steps] + [n.spec for n, r in zip(spec.inputs, spec.roles) if r is Role.BLOCKED]
-    if any(sp.is_symbolic for sp in specs):
-        return True
-    return max(math.prod(sp.shape) * sp.dtype.itemsize for sp in specs) >= min_bytes
+    return max(most_bytes(sp) for sp in specs) >= min_bytes
+
+
+def most_bytes(spec: ArraySpec) -> float:
+    """The most bytes an array of `spec` holds for any input its guards admit: a symbolic dimension counts
+    its upper bound (graph/symbolic.py's Sym.bounds; unbounded: inf). A slice sized by the index of a folded
+    loop (`C[i, :i + 1]` in `for i in range(50)`) holds at most 50 elements: a shortcut there would cost a
+    call and a check per iteration, and name every operand around it (no temporary elision), for blocks it
+    never runs."""
+    most = 1.0
+    for d in spec.shape:
+        most *= d if type(d) is int else max(0.0, d.bounds()[1])
+    return most * spec.dtype.itemsize

@@ -84,8 +84,9 @@ def single_stride(a: Any) -> bool:
 
 
 def plan(spec: RegionSpec, shapes: list[tuple], inputs: Sequence[Any], block_bytes: int, forced: bool,
-         flat_region: bool) -> BlockPlan | str:
-    """The BlockPlan for these inputs, or the reason (a word for the stats) the region runs whole."""
+         flat_region: bool, parts: int = 0) -> BlockPlan | str:
+    """The BlockPlan for these inputs, or the reason (a word for the stats) the region runs whole. `parts`:
+    cut the rows into that many blocks (one per thread) rather than into blocks of `block_bytes`."""
     n = None
     for value, role in zip(inputs, spec.roles):
         if isinstance(value, np.ndarray):
@@ -103,13 +104,13 @@ def plan(spec: RegionSpec, shapes: list[tuple], inputs: Sequence[Any], block_byt
     if flat_region and all(value.flags.c_contiguous for value, role in zip(inputs, spec.roles) if role is Role.BLOCKED):
         rows = math.prod(shapes[0])
         views = [v.reshape(-1) if role is Role.BLOCKED else _as_scalar(v) for v, role in zip(inputs, spec.roles)]
-        return _sized(True, rows, max(d.itemsize for d in dtypes), shapes, views, block_bytes, forced)
+        return _sized(True, rows, max(d.itemsize for d in dtypes), shapes, views, block_bytes, forced, parts)
     why = _narrow(spec, shapes, inputs)
     if why:
         return why
     widths = [math.prod(s[1:]) * d.itemsize for s, d in zip(shapes, dtypes)]
     widths += [v[0].nbytes for v, r in zip(inputs, spec.roles) if r is Role.BLOCKED]
-    return _sized(False, n, max(widths), shapes, list(inputs), block_bytes, forced)
+    return _sized(False, n, max(widths), shapes, list(inputs), block_bytes, forced, parts)
 
 
 def _as_scalar(value: Any) -> Any:
@@ -119,7 +120,9 @@ def _as_scalar(value: Any) -> Any:
 
 
 def _sized(flat: bool, rows: int, row_bytes: int, shapes: list, views: list, block_bytes: int,
-           forced: bool) -> BlockPlan | str:
+           forced: bool, parts: int = 0) -> BlockPlan | str:
+    if parts:           # blocks of a multiple of ALIGN rows, the last taking the rest (fewer rows: one block)
+        return BlockPlan(flat, rows, max(ALIGN, rows // parts // ALIGN * ALIGN), shapes, views)
     step = max(ALIGN, (block_bytes // max(1, row_bytes)) // ALIGN * ALIGN)
     if rows < 2 * step:
         if not forced:

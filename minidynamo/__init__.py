@@ -18,11 +18,13 @@ if pyversion.SUPPORTED:
 else:   # a newer Python: nothing that reads bytecode is loaded; compiled functions run eagerly
     from .newer_python import compile, explain, lint, reset, stats
 from .capture.dynamic_shapes import mark_dynamic, mark_static
-from .hatches import disable
+from .graph.ir import ArraySpec
+from .hatches import allow_in_graph, disable, register_op
 from .scripting import script
 from .tracing import F, LazyRunner, check_guards, run, trace
 
-__all__ = ["compile", "explain", "lint", "reset", "stats", "mark_dynamic", "mark_static", "disable", "config",
+__all__ = ["compile", "explain", "lint", "reset", "stats", "mark_dynamic", "mark_static", "disable", "register_op",
+           "allow_in_graph", "ArraySpec", "config",
            "trace", "run", "F", "LazyRunner", "check_guards", "script", "TraceError", "GraphBreakError", "InternalError",
            "MinidynamoError", "ScriptError", "VerificationError", "VerificationWarning"]
 __version__ = "0.1.0"

@@ -102,6 +102,9 @@ META_UNMODELLED = _code(18, C.UNSUPPORTED, "a NumPy call with arguments its op d
                         "pass NumPy's defaults or constants for the keywords and modes named in the reason")
 DISABLED = _code(19, C.CALL, "a function marked minidynamo.disable",
                  "nothing to rewrite: the call runs as plain Python, as asked; remove disable() to capture it")
+USER_META = _code(20, C.UNSUPPORTED, "a registered function whose meta rule failed on these arguments",
+                  "make the meta rule given to register_op/allow_in_graph return an ArraySpec (or a tuple of them) "
+                  "for every argument the function accepts")
 del C
 
 GENERAL: dict[BreakCategory, BreakCode] = {c.category: c for c in

@@ -438,7 +438,7 @@ class CaptureContext:
         spec = meta_spec(opdef, self.shape_env, s_args, s_kwargs)
         if lazy is not None:    # dask reduces to a 0-d dask array where NumPy gives a NumPy scalar
             spec = _unscalar(spec)
-        node = self.graph.call(opdef.name, target, g_args, g_kwargs, spec=spec)
+        node = self.graph.call(opdef.name, opdef.impl.at(spec) if opdef.user else target, g_args, g_kwargs, spec=spec)
         if self.errstate:
             node.meta[ERRSTATE] = tuple(self.errstate)
         mutating = bool(opdef.mutates) or "out" in g_kwargs
@@ -446,7 +446,7 @@ class CaptureContext:
             self.mutating_nodes.append(node)
             node.meta["writes"] = opdef.mutates     # argument positions written (stitch/snapshots.py)
         self.known.note(opdef, target, args, kwargs, node, spec, mutating)
-        if opdef.checks:        # its exception must re-run eagerly, so the program raises its own
+        if opdef.checks or opdef.user:     # its exception must re-run eagerly (a user op's: a wrong meta rule)
             self.nodes_in_try.append(node)
         else:
             self.note_in_try(node)

@@ -48,7 +48,7 @@ class KnownValues:
         if mutating:
             self._values.clear()
             return
-        if opdef.random or not isinstance(spec, ArraySpec) or not _small(spec) or not self._values and \
+        if opdef.random or opdef.user or not isinstance(spec, ArraySpec) or not _small(spec) or not self._values and \
                 _takes_arrays(args, kwargs):
             return
         leaves: list[Var] = []

@@ -93,7 +93,7 @@ def check_body(ctx: Any, state: Any, version: int, nodes: list[Node]) -> None:
 def _allowed(node: Node) -> bool:
     if control.is_control(node):
         return all(_allowed(n) for _, g in control.subgraphs(node) for n in g.nodes)
-    opdef = ops.REGISTRY.get(node.op)
+    opdef = ops.op_named(node.op)
     if opdef is not None and opdef.random:
         return node.op in ("empty", "empty_like")
     if opdef is not None or not passes.is_impure(node):

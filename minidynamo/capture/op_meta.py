@@ -15,6 +15,7 @@ from ..graph import ops
 from ..graph.ir import PyScalarSpec
 from ..graph.meta import DataDependentShape, MetaError, MetaUnsupported
 from ..graph.symbolic import ShapeEnv
+from ..graph.user_ops import UserMetaFailed
 from . import break_codes as codes
 from .breaks import BreakCategory
 from .dynamic_shapes import specialize
@@ -31,6 +32,8 @@ def meta_spec(opdef: ops.OpDef, env: ShapeEnv, args: list, kwargs: dict) -> Any:
         return opdef.meta(*args, **kwargs)
     except DataDependentShape as e:
         raise unsupported(codes.VALUE_SHAPE, _named(opdef.name, e)) from None
+    except UserMetaFailed as e:      # a registered function's rule (graph/user_ops.py)
+        raise unsupported(codes.USER_META, str(e)) from None
     except MetaUnsupported as e:     # a limitation of the rule, not the program's exception
         raise unsupported(codes.META_UNMODELLED, _named(opdef.name, e)) from None
     except MetaError as e:

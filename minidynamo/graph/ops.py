@@ -12,6 +12,7 @@ know its shape (a boolean mask): `is_data_dependent_index(index)`.
 
 from __future__ import annotations
 
+import builtins
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -34,6 +35,7 @@ from . import meta_seq as SEQ
 from . import meta_shape as S
 from . import meta_stats as ST
 from . import meta_ufunc as UM
+from .user_ops import UserOp
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,12 @@ class OpDef:
         return not self.mutates and not self.random and not self.checks
 
     @property
+    def user(self) -> bool:
+        """A user's function (minidynamo.register_op, graph/user_ops.py): capture never runs it, each node's
+        target checks its result against the spec the rule gave, and its exception re-runs eagerly."""
+        return isinstance(self.impl, UserOp)
+
+    @property
     def symbolic(self) -> bool:
         """Whether the meta rule understands symbolic sizes and ints (graph/symbolic.py). Every other rule
         gets concrete values: the capture specializes symbols, with guards, before calling it."""
@@ -100,6 +108,7 @@ METHODS: dict[str, OpDef] = {}          # "sum" -> OpDef, for resolving `x.sum(.
 BINARY_OPERATORS: dict[str, OpDef] = {}  # "+" -> add via operator.add, "+=" -> iadd via operator.iadd
 UNARY_OPERATORS: dict[str, OpDef] = {}   # "-" -> negative via operator.neg, "~", "+", "abs"
 _ALIVE: dict[int, Any] = {}             # keeps every id() key of BY_FUNCTION alive, so ids are never reused
+USER_OPS: dict[str, OpDef] = {}         # ops of registered user functions: apart from REGISTRY, NumPy's own
 
 
 def register(opdef: OpDef, *, functions: tuple = (), methods: tuple[str, ...] = ()) -> OpDef:
@@ -122,6 +131,34 @@ def alias_function(fn: Any, name: str) -> OpDef:
     BY_FUNCTION[id(fn)] = opdef
     _ALIVE[id(fn)] = fn
     return opdef
+
+
+def register_user(opdef: OpDef, fn: Any) -> OpDef:
+    """Make calls to `fn` the user op `opdef` (its name from user_name())."""
+    USER_OPS[opdef.name] = BY_FUNCTION[id(fn)] = opdef
+    _ALIVE[id(fn)] = fn
+    return opdef
+
+
+def user_name(fn: Any) -> str:
+    """A name for fn's op that no other op has (a user's `tanh` must never read as NumPy's)."""
+    base = "".join(c if c.isalnum() or c == "_" else "_" for c in getattr(fn, "__name__", "") or "op") or "op"
+    taken = {*REGISTRY, *USER_OPS, *_RESERVED, *(op.name for table in (METHODS, BINARY_OPERATORS, UNARY_OPERATORS)
+                                                 for op in table.values())}
+    name, i = base, 1
+    while name in taken:
+        name, i = f"{base}_{i}", i + 1
+    return name
+
+
+# names front ends give nodes outside the tables (`int`, `float`, `not_`, `sym_size`, control flow)
+_RESERVED = frozenset({*dir(builtins), *dir(operator), "sym_size", "cond", "while_loop", "fori_loop", "input",
+                       "const"})
+
+
+def op_named(name: str) -> OpDef | None:
+    """The OpDef a node's `op` names: NumPy's or a registered user function's."""
+    return REGISTRY.get(name) or USER_OPS.get(name)
 
 
 def get(name: str) -> OpDef:
@@ -360,8 +397,9 @@ _GLOBAL_DRAWS = frozenset(f"random.{n}" for n in (*RND.DRAWS, *RND.DIMS_DRAWS, "
 
 
 def uses_global_rng(node_op: str) -> bool:
-    """True for an op that draws from NumPy's global RandomState."""
-    return node_op in _GLOBAL_DRAWS
+    """True for an op that draws from NumPy's global RandomState (an impure user op may: its node saves and
+    restores the state as the draws' do)."""
+    return node_op in _GLOBAL_DRAWS or node_op in USER_OPS and USER_OPS[node_op].random
 
 
 # Functions whose output shape depends on the values (np.unique, np.nonzero, ...): a call is a graph break

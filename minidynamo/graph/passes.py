@@ -51,7 +51,7 @@ def is_impure(node: Node) -> bool:
     if control.is_control(node):    # cond / while_loop: impure when anything in a subgraph is
         return any(is_impure(n) for _, g in control.subgraphs(node) for n in g.nodes)
     target = node.target
-    opdef = ops.REGISTRY.get(node.op)
+    opdef = ops.op_named(node.op)
     if opdef is not None and not opdef.pure:
         return True
     if "out" in node.kwargs or _is_in(target, MUTATING_OPERATORS):

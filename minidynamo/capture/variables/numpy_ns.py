@@ -96,7 +96,7 @@ class NumpyFunctionVar(Var):
         return self.fn
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
-        if not (self.opdef.random or self.opdef.mutates):
+        if not (self.opdef.random or self.opdef.mutates or self.opdef.user):    # (a user's fn runs in the graph only)
             folded = fold_on_constants(frame, self.fn, args, kwargs)
             if folded is not None:
                 return folded

@@ -145,7 +145,7 @@ def arange_meta(*args: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:
     if any(isinstance(v, Sym) for v in values):
         return _arange_symbolic(values, dtype)
     if not all(isinstance(v, _REAL) for v in values):
-        raise MetaError("arange: start, stop and step must be concrete real Python numbers")
+        raise MetaUnsupported("arange: start, stop and step must be concrete real Python numbers")
     start, stop, step = (0, values[0], 1) if len(values) == 1 else (list(values) + [1])[:3]
     if step == 0:
         raise MetaError("arange: division by zero (step is 0)")
@@ -162,7 +162,7 @@ def arange_meta(*args: Any, dtype: Any = None, **kwargs: Any) -> ArraySpec:
 def _arange_symbolic(values: list, dtype: Any) -> ArraySpec:
     """np.arange over ints, some symbolic: NumPy's length ceil((stop - start) / step), in integers."""
     if not all(isinstance(v, (Sym, int)) and not isinstance(v, bool) for v in values):
-        raise MetaError("arange: symbolic bounds need integer start, stop and step")
+        raise MetaUnsupported("arange: symbolic bounds need integer start, stop and step")
     start, stop, step = (0, values[0], 1) if len(values) == 1 else (list(values) + [1])[:3]
     step = operator.index(step)          # a symbolic step is specialized (guarded)
     if step == 0:
@@ -182,7 +182,7 @@ def linspace_meta(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, r
     if retstep:
         raise MetaUnsupported("linspace: unsupported keyword 'retstep' (its step is a Python float)")
     if not all(isinstance(v, (bool, int, float, complex)) for v in (start, stop)):
-        raise MetaError("linspace: only Python-number start and stop are supported")
+        raise MetaUnsupported("linspace: only Python-number start and stop are supported")
     try:
         count = operator.index(num)
     except TypeError:

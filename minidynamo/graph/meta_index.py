@@ -38,7 +38,7 @@ def has_bool_mask(index: Any) -> bool:
 
 def _literal_array(item: list | tuple) -> list[_Item]:
     if any(is_spec(v) for v in item):
-        raise MetaError("index: a list mixing arrays and numbers is not supported")
+        raise MetaUnsupported("index: a list mixing arrays and numbers is not supported")
     arr = np.asarray(item)          # the cost of the literal, not of any traced data
     if arr.dtype == np.bool_:       # a literal mask: its True positions are known
         return [_Item("mask_literal", arr)]
@@ -58,6 +58,11 @@ def _classify(item: Any) -> list[_Item]:
     if isinstance(item, slice):
         for part in (item.start, item.stop, item.step):
             if part is not None and (isinstance(part, bool) or not isinstance(part, (int, np.integer, Sym))):
+                if (isinstance(part, PyScalarSpec) and part.type is int) or (is_spec(part) and part.ndim == 0
+                                                                              and part.dtype.kind in "iu"):
+                    # the slice's length is a value the graph computes: the result's shape is data
+                    raise DataDependentShape("index: a slice bound known only at run time (the result's "
+                                             "length depends on its value)")
                 raise MetaError("index: slice indices must be concrete integers or None")
         if item.step == 0:
             raise MetaError("ValueError: slice step cannot be zero")
@@ -71,7 +76,7 @@ def _classify(item: Any) -> list[_Item]:
     if isinstance(item, PyScalarSpec) and item.type is int:
         return [_Item("int")]               # a Python int known when the graph runs: bounds checked then
     if isinstance(item, bool):
-        raise MetaError("index: a Python bool index is not supported")
+        raise MetaUnsupported("index: a Python bool index is not supported")
     if isinstance(item, Sym):
         return [_Item("int", item)]         # its bounds check guards the relation to the size
     if isinstance(item, (int, np.integer)):
@@ -176,7 +181,7 @@ def slice_length(size: Any, s: slice) -> Any:
 def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tuple[tuple[int, ...], bool]:
     """(result shape, is a NumPy scalar) of x[index]; mask_count stands in for an unknown True count."""
     if not is_spec(x):
-        raise MetaError("getitem: only arrays are indexed here")
+        raise MetaUnsupported("getitem: only arrays are indexed here")
     expanded, had_ellipsis = _expand(x, index)
     has_array = any(it.kind in ("array", "mask", "mask_literal") for it, _ in expanded)
     basic: list[tuple[int, list[int]]] = []    # (position, dims) of the non-advanced items
@@ -265,6 +270,11 @@ def setitem_meta(x: Any, index: Any, value: Any) -> None:
         vshape: tuple[int, ...] = value.shape
     elif isinstance(value, PYTHON_SCALARS):
         vshape = ()
+    elif isinstance(value, Sym) or (isinstance(value, PyScalarSpec) and value.type in (bool, int, float)):
+        # a Python number known when the graph runs (a folded loop's index: mandelbrot's `N[I] = n`); an
+        # int that does not fit x's dtype raises there (OverflowError), and the function re-runs eagerly
+        vshape = ()
+        value = value.type(0) if isinstance(value, PyScalarSpec) else 0
     elif isinstance(value, (list, tuple)):
         vshape = np.shape(value)
     else:

@@ -168,7 +168,7 @@ def tensordot_meta(a: Any, b: Any, axes: Any = 2) -> ArraySpec:
 
 def _einsum_terms(subscripts: str, n: int) -> tuple[list[str], str | None]:
     if not isinstance(subscripts, str):
-        raise MetaError("einsum: only the subscripts-string form is supported")
+        raise MetaUnsupported("einsum: only the subscripts-string form is supported")
     text = subscripts.replace(" ", "")
     if text.count("->") > 1 or re.search(r"[^a-zA-Z.,\->]", text) or re.search(r"-(?!>)|(?<!-)>", text):
         raise MetaError(f"einsum: invalid subscripts string {subscripts!r}")

@@ -481,3 +481,27 @@ def test_a_for_loop_ending_in_a_while_is_folded_with_its_out_of_line_blocks(dtyp
              (x, [], idx, out)]
     res = check(inner_while_last, x, [1.0, 2.0, 3.0], idx, out, calls=calls)
     assert fori_nodes(res.graphs[0]), str(res.graphs[0])
+
+
+def escape_counts(z, c, counts):
+    # mandelbrot's bookkeeping: the iteration at which each point was still bounded, written by mask
+    n = np.zeros(z.shape, dtype=counts.dtype)
+    for k in range(counts.shape[0]):
+        inside = np.abs(z) < 2.0
+        n[inside] = k
+        z = np.minimum(z * z + c, 10.0)
+    n[0] = counts.shape[0]
+    return n
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.float32, np.bool_])
+@pytest.mark.parametrize("steps", [70, 200])
+def test_the_loop_index_written_into_an_array_is_a_graph_value(dtype, steps):
+    # `n[inside] = k` with k the folded loop's index broke with "setitem: unsupported value of type Sym";
+    # an index that does not fit int8 raises OverflowError in the iteration that writes it, as eagerly
+    z0, c = np.linspace(-1.5, 1.5, 16), np.full(16, 0.3)
+    res = check(escape_counts, z0, c, np.zeros(steps, dtype), calls=[(z0 * 0.5, c, np.zeros(steps + 3, dtype))])
+    if dtype is np.int8 and steps > 127:
+        return                                # (the graph raised and the function re-ran eagerly)
+    node = one_loop_graph(res)
+    assert node.target.body_graph.count("setitem") == 1

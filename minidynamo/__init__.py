@@ -19,11 +19,11 @@ else:   # a newer Python: nothing that reads bytecode is loaded; compiled functi
     from .newer_python import compile, explain, lint, reset, stats
 from .capture.dynamic_shapes import mark_dynamic, mark_static
 from .graph.ir import ArraySpec
-from .hatches import allow_in_graph, disable, register_op
+from .hatches import allow_in_graph, disable, register_op, substitute_in_graph
 from .scripting import script
 from .tracing import F, LazyRunner, check_guards, run, trace
 
-__all__ = ["compile", "explain", "lint", "reset", "stats", "mark_dynamic", "mark_static", "disable", "register_op",
+__all__ = ["compile", "explain", "lint", "reset", "stats", "mark_dynamic", "mark_static", "disable", "register_op", "substitute_in_graph",
            "allow_in_graph", "ArraySpec", "config",
            "trace", "run", "F", "LazyRunner", "check_guards", "script", "TraceError", "GraphBreakError", "InternalError",
            "MinidynamoError", "ScriptError", "VerificationError", "VerificationWarning"]

@@ -1,5 +1,5 @@
-"""Escape hatches, torch.compile style: `disable(fn)`, `register_op(fn, meta=...)`, `allow_in_graph(fn, meta=...)`.
-Imports errors and graph (ops, user_ops) only.
+"""Escape hatches, torch.compile style: `disable(fn)`, `register_op(fn, meta=...)`, `allow_in_graph(fn, meta=...)`,
+`substitute_in_graph(original)(polyfill)`. Imports graph (ops, user_ops) only.
 
 `disable(fn)` returns a wrapper with fn's name, docstring and signature (`__wrapped__`) that calls fn.
 Capture never walks it: a call to it from compiled code is one break at the call, where it runs as plain
@@ -12,11 +12,15 @@ a called function's code also guard the marking.
 an attribute, a closure cell or an argument, under the identity guard such reads get) one graph node, its
 result's spec given by `rule` over the arguments' specs (graph/user_ops.py checks it when the node runs).
 `allow_in_graph(fn, meta=rule)` is the same for a function that is not pure: never merged, dropped or moved.
+`substitute_in_graph(original)(polyfill)` puts `original` in SUBSTITUTES: capture (context.wrap,
+variables/numpy_ns.wrap_library_value) reads it as a SubstitutedVar (variables/substitutes.py), whose calls
+inline the polyfill and whose plain form is the original.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import types
 from typing import Any, Callable
@@ -97,8 +101,7 @@ def _register(fn: Any, *, meta: Any, pure: Any, api: str) -> Any:
                         f"ArraySpec, got {meta!r}")
     if type(pure) is not bool:
         raise TypeError(f"minidynamo.{api}(fn, pure=...): pure must be True or False, got {pure!r}")
-    if isinstance(fn, types.MethodType) or type(fn).__name__ == "builtin_function_or_method" and \
-            not isinstance(getattr(fn, "__self__", None), (types.ModuleType, type(None))):
+    if isinstance(fn, types.MethodType) or _bound_builtin(fn):
         raise ValueError(f"minidynamo.{api}(fn): fn is a bound method {fn!r}, made anew at every read; "
                          "register the function itself")
     if is_disabled(fn):
@@ -121,3 +124,66 @@ def _warn(message: str) -> None:
 
 
 REGISTRATIONS = logging.getLogger("minidynamo.registrations")
+
+
+# ---- substitute_in_graph: original (by id) -> (original, polyfill); the originals kept alive, ids never reused
+SUBSTITUTES: dict[int, tuple[Any, types.FunctionType]] = {}
+
+
+def substitute_for(value: Any) -> types.FunctionType | None:
+    """The polyfill capture inlines in place of `value`, or None."""
+    entry = SUBSTITUTES.get(id(value))
+    return entry[1] if entry is not None and entry[0] is value else None
+
+
+def substitute_in_graph(original: Callable) -> Callable[[types.FunctionType], Any]:
+    """`@substitute_in_graph(original)` over a Python function `polyfill` computing what `original` computes
+    (usually a C function capture cannot see into): capture inlines the polyfill wherever compiled code
+    calls `original`, so its NumPy work joins the graph; plain Python (eagerly, at a graph break, inside the
+    polyfill's own breaks) still calls the original. Returns a function named as the polyfill that calls
+    the original (and is captured as the polyfill too). Where both signatures can be read they must have
+    the same parameters (names, kinds, which have defaults)."""
+    if not callable(original) or isinstance(original, type):
+        raise TypeError(f"minidynamo.substitute_in_graph(original): original must be a function, got "
+                        f"{type(original).__name__} {original!r}")
+    if isinstance(original, types.MethodType) or _bound_builtin(original):
+        raise ValueError(f"minidynamo.substitute_in_graph(original): {original!r} is a bound method, made anew "
+                         "at every read; substitute the function itself")
+    if substitute_for(original) is not None:
+        raise ValueError(f"minidynamo.substitute_in_graph(original): {original!r} has a polyfill already "
+                         f"({substitute_for(original).__qualname__})")
+
+    def register(polyfill: types.FunctionType) -> Any:
+        if not isinstance(polyfill, types.FunctionType) or is_disabled(polyfill):
+            raise TypeError(f"minidynamo.substitute_in_graph(original)(polyfill): polyfill must be a Python "
+                            f"function capture can inline, got {type(polyfill).__name__} {polyfill!r}")
+        if substitute_for(original) is not None:
+            raise ValueError(f"minidynamo.substitute_in_graph(original)(polyfill): {original!r} has a polyfill "
+                             f"already ({substitute_for(original).__qualname__})")
+        _check_signatures(original, polyfill)
+
+        def substituted(*args: Any, **kwargs: Any) -> Any:
+            return original(*args, **kwargs)
+        functools.update_wrapper(substituted, polyfill, updated=())
+        for fn in (original, substituted):
+            SUBSTITUTES[id(fn)] = (fn, polyfill)
+        return substituted
+    return register
+
+
+def _bound_builtin(fn: Any) -> bool:
+    """A builtin method bound to an object (`[].append`, `np.add.reduce`): a new object at every read."""
+    return type(fn).__name__ == "builtin_function_or_method" and \
+        not isinstance(getattr(fn, "__self__", None), (types.ModuleType, type(None)))
+
+
+def _check_signatures(original: Any, polyfill: types.FunctionType) -> None:
+    try:
+        want = inspect.signature(original)
+    except (TypeError, ValueError):     # (many C functions have none)
+        return
+    got = inspect.signature(polyfill)
+    shape = lambda s: [(p.name, p.kind, p.default is p.empty) for p in s.parameters.values()]  # noqa: E731
+    if shape(want) != shape(got):
+        raise TypeError(f"minidynamo.substitute_in_graph(original)(polyfill): the polyfill's signature "
+                        f"{polyfill.__qualname__}{got} differs from the original's {want}")

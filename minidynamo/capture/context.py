@@ -36,7 +36,8 @@ from .variables.containers import DictVar, ListVar, SliceVar, TupleVar
 from .variables.functions import BoundMethodVar, CellBox, UserFunctionVar
 from .variables.function_sources import is_module_level
 from .variables.lazy_array import LazyArrayVar
-from .variables.numpy_ns import LibraryModuleVar, NumpyFunctionVar
+from .variables.numpy_ns import LibraryModuleVar, wrap_library_value
+from ..hatches import substitute_for
 from .variables.objects import OpaqueVar, UserObjectVar
 from .variables.errstate import ErrstateClassVar
 from .variables.rng import RNG_TYPES, RngClassVar, RngVar, rng_input
@@ -184,9 +185,9 @@ class CaptureContext:
         if isinstance(value, types.ModuleType):
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             return UserObjectVar(value, source)
-        if ops.lookup_function(value) is not None:
+        if ops.lookup_function(value) is not None or substitute_for(value) is not None:    # (hatches.py)
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
-            return NumpyFunctionVar(value, ops.lookup_function(value), source)
+            return wrap_library_value(value, source)
         if isinstance(value, types.FunctionType):
             identity = [G.Guard(expr, G.GuardKind.ID, value, desc)]
             if is_module_level(value):

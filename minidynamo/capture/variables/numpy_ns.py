@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...graph import ops
+from ...hatches import substitute_for
 from .. import break_codes as codes
 from ..breaks import BreakCategory
 from .base import Var, unsupported
@@ -24,13 +25,17 @@ if TYPE_CHECKING:
     from ..frame import Frame
 
 
-def wrap_library_value(value: Any) -> Var:
-    """A Var for an attribute of numpy or math."""
+def wrap_library_value(value: Any, source: Any = None) -> Var:
+    """A Var for an attribute of numpy or math (or a function with an op or a polyfill, read from `source`)."""
     if isinstance(value, types.ModuleType):
         return LibraryModuleVar(value)
+    polyfill = substitute_for(value)
+    if polyfill is not None:
+        from .substitutes import SubstitutedVar
+        return SubstitutedVar(value, polyfill, source)
     opdef = ops.lookup_function(value)
     if opdef is not None:
-        return NumpyFunctionVar(value, opdef)
+        return NumpyFunctionVar(value, opdef, source)
     from .numpy_spec import SPEC_FUNCTIONS, SpecFunctionVar
     if id(value) in SPEC_FUNCTIONS:
         return SpecFunctionVar(value)

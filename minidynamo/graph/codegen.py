@@ -218,10 +218,7 @@ class _Emitter:
 
     @staticmethod
     def is_operator(node: Node) -> bool:
-        """Printed as a Python operator (`a * b`, `-a`), which is where NumPy may reuse a temporary operand."""
-        target, n = node.target, len(node.args)
-        return not node.kwargs and is_hashable(target) and \
-            (target in BINARY_INFIX and n == 2 or target in UNARY_PREFIX and n == 1)
+        return is_operator(node)
 
     def value_text(self, node: Node) -> str:
         """The expression computing `node`; operator targets with exactly their arity print infix."""
@@ -349,6 +346,13 @@ class _Emitter:
         body = self.block(graph)
         body.append("return " + self.tuple_text(graph.outputs))
         return fn_name, f"def {fn_name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+
+
+def is_operator(node: Node) -> bool:
+    """Printed as a Python operator (`a * b`, `-a`), which is where NumPy may reuse a temporary operand."""
+    target, n = node.target, len(node.args)
+    return not node.kwargs and is_hashable(target) and \
+        (target in BINARY_INFIX and n == 2 or target in UNARY_PREFIX and n == 1)
 
 
 def _is_plain_name(name: str) -> bool:

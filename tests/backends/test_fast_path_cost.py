@@ -89,3 +89,22 @@ def test_a_single_step_region_with_an_error_falls_back_as_eager():
                fast_path_min_bytes=1, fast_path_block_bytes=0)
     check_fast(lambda a: np.log(a), x, expect=None, errstate={"invalid": "warn", "divide": "warn"}, threads=2,
                fast_path_min_bytes=1, fast_path_block_bytes=0)
+
+
+def test_a_single_operator_step_on_a_dying_temporary_is_left_to_numpys_elision():
+    """gemver's `np.outer(u1, v1) + np.outer(u2, v2)`: eager adds into the first temporary's buffer; so does
+    the graph's code with no region (the temporary written inside the `+`). `alpha * a` (a is the caller's)
+    and np.add(...) (a function call: NumPy elides for operators only) keep theirs."""
+    rng = np.random.default_rng(5)
+    u, v, w, z = (rng.random(1200) for _ in range(4))
+    a = rng.random((1200, 1200))
+    cases = [(lambda u, v, w, z: np.outer(u, v) + np.outer(w, z), (u, v, w, z), 0),
+             (lambda alpha, a: alpha * a, (1.5, a), 1),
+             (lambda u, v, a: np.add(np.outer(u, v), a), (u, v, a), 1)]
+    for fn, args, regions in cases:
+        cfn, rec = compile_fast(fn, fast_path_min_bytes=DEFAULT_MIN, fast_path_block_bytes=0)
+        for _ in range(3):
+            want, got = run(fn, args), run(cfn, args)
+            assert_bits(want[0], got[0])
+            assert want[1:] == got[1:]
+        assert len(rec.regions) == regions and rec.stats() == ({"fast": 3} if regions else {}), rec.stats()

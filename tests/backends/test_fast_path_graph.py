@@ -153,11 +153,12 @@ def test_regions_inside_a_fori_loop_body():
 
 
 def test_a_dropped_output_is_written_again_and_a_held_one_never():
-    """Eager writes `cholesky(A) + triu(A)` into the dying temporary (NumPy's elision); the region writes
+    """Eager writes `cholesky(A) * 0.5 + upper` into the dying temporary (NumPy's elision); the region writes
     into the output it handed out last time once the program dropped it, and never into one still held:
     by a name, a view or a weak reference, nor one the program made read-only."""
     def kernel(a):
-        a[:] = np.linalg.cholesky(a) + np.triu(a, k=1)
+        upper = np.triu(a, k=1)
+        a[:] = np.linalg.cholesky(a) * 0.5 + upper
 
     def g(x):
         return np.tanh(x) * 2.0 + x

@@ -14,10 +14,11 @@ runs a region of one block through the fast path, which tests use), `fast_path_b
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
-from ...graph import control
-from ...graph.ir import ArraySpec, Graph
+from ...graph import codegen, control, inlining
+from ...graph.ir import ArraySpec, Graph, Node
 from ...graph.shortcuts import Shortcut
 from .regions import RegionSpec, Role, find_regions
 from .runner import Region
@@ -33,7 +34,9 @@ def shortcuts(graph: Graph, cfg: Any) -> dict[int, list[Shortcut]]:
 
 def _collect(graph: Graph, cfg: Any, found: dict[int, list[Shortcut]]) -> None:
     if _has_large(graph, cfg.fast_path_min_bytes):      # (small graphs: not even looked at)
-        made = [_shortcut(spec, cfg) for spec in find_regions(graph) if _large(spec, cfg.fast_path_min_bytes)]
+        inline = inlining.plan(graph.nodes, graph.outputs, codegen.is_operator)
+        made = [_shortcut(spec, cfg) for spec in find_regions(graph)
+                if _large(spec, cfg.fast_path_min_bytes) and not _eager_reuses(spec, inline)]
         if made:
             found[id(graph)] = made
     for node in graph.nodes:
@@ -44,6 +47,25 @@ def _collect(graph: Graph, cfg: Any, found: dict[int, list[Shortcut]]) -> None:
 def _shortcut(spec: RegionSpec, cfg: Any) -> Shortcut:
     region = Region(spec, cfg.threads, cfg.fast_path_block_bytes, cfg.fast_path_min_bytes)
     return Shortcut(tuple(spec.nodes), tuple(spec.inputs), tuple(spec.steps[i].node for i in spec.outputs), region)
+
+
+def _eager_reuses(spec: RegionSpec, inline: dict[int, Node]) -> bool:
+    """A region of one operator step reading a temporary that dies there (`np.outer(u, v) + np.outer(w, z)`):
+    without the region, codegen writes the temporary inside the operator's expression (graph/inlining.py)
+    and NumPy writes the result into its buffer (temporary elision, as eager does). The region cannot: the
+    temporary is named for its fallback lines. What a region of one step gains is a reused output and the
+    threads; eager's elision already reuses a buffer, and threads cost CPU time: no region."""
+    if len(spec.steps) != 1:
+        return False
+    node = spec.steps[0].node
+    if not codegen.is_operator(node):
+        return False
+    operands = node.args if node.target in _COMMUTATIVE else node.args[:1]
+    return any(isinstance(a, Node) and inline.get(id(a)) is node and isinstance(a.spec, ArraySpec) and
+               a.spec.shape == node.spec.shape and a.spec.dtype == node.spec.dtype for a in operands)
+
+
+_COMMUTATIVE = frozenset({operator.add, operator.mul, operator.and_, operator.or_, operator.xor})
 
 
 def _has_large(graph: Graph, min_bytes: int) -> bool:

@@ -134,7 +134,7 @@ def _same(a, b):
         return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
     if isinstance(a, (np.ndarray, np.generic)):
         return type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape and \
-            np.array_equal(a, b, equal_nan=True)
+            (a.tolist() == b.tolist() if a.dtype.hasobject else np.array_equal(a, b, equal_nan=True))
     return type(a) is type(b) and a == b
 
 

@@ -35,6 +35,7 @@ from . import meta_seq as SEQ
 from . import meta_shape as S
 from . import meta_stats as ST
 from . import meta_ufunc as UM
+from . import generic_ufuncs as GU
 from .user_ops import UserOp
 
 
@@ -169,8 +170,13 @@ def get(name: str) -> OpDef:
 
 
 def lookup_function(fn: Any) -> OpDef | None:
-    """The op for a public callable such as np.tanh or np.linalg.inv, or None."""
-    return BY_FUNCTION.get(id(fn))
+    """The op for a public callable such as np.tanh or np.linalg.inv, or None. Any other np.ufunc object
+    (scipy.special.expit, a numba ufunc) gets its generic op here, on first use (graph/generic_ufuncs.py)."""
+    found = BY_FUNCTION.get(id(fn))
+    if found is None and type(fn) is np.ufunc and GU.is_generic(fn):
+        name = user_name(fn)
+        found = register_user(OpDef(name, fn, GU.call_meta(fn, name), doc=f"the ufunc {fn!r}"), fn)
+    return found
 
 
 def is_data_dependent_index(index: Any) -> bool:
@@ -344,10 +350,32 @@ for _uf in _namespace_ufuncs():
 
 
 def ufunc_method(uf: Any, method: str) -> OpDef | None:
-    """The op of `uf.method` (np.add.outer -> "add.outer"), or None."""
+    """The op of `uf.method` (np.add.outer -> "add.outer"), or None. A ufunc with a generic op (not one of
+    NumPy's namespace) has outer (resolve_dtypes), reduce and accumulate (meta_ufunc's rules), on first use."""
     if not isinstance(uf, np.ufunc):
         return None
-    return UFUNC_METHODS.get((uf.__name__, method))
+    found = UFUNC_METHODS.get((uf.__name__, method))
+    if found is not None and found.impl == getattr(uf, method):     # (another ufunc of the same name: not it)
+        return found
+    call = lookup_function(uf)
+    if call is None or call.name not in USER_OPS or method not in ("outer", "reduce", "accumulate") or \
+            not UM.supports(uf, method):
+        return None
+    key = (call.name, method)
+    if key not in GENERIC_METHODS:
+        name = f"{call.name}.{method}"
+        rule = GU.outer_meta(uf, name) if method == "outer" else UM.RULES[method](uf)
+        GENERIC_METHODS[key] = USER_OPS[name] = OpDef(name, getattr(uf, method), rule)
+    return GENERIC_METHODS[key]
+
+
+GENERIC_METHODS: dict[tuple[str, str], OpDef] = {}      # (generic op's name, method) -> OpDef
+
+
+def is_numpy_ufunc(uf: Any) -> bool:
+    """One of the ufuncs of NumPy's namespace (registered under its name), not a generic op's."""
+    op = REGISTRY.get(getattr(uf, "__name__", None))
+    return op is not None and op.impl is uf
 
 
 # ---- the legacy global random functions: ops "random.<name>", flagged random (never folded, merged,

@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...graph import control
+from ...graph import control, ops
 from ...graph.codegen import is_hashable
 from ...graph.ir import ArraySpec, MethodCall, Node, PyScalarSpec
 
@@ -111,8 +111,8 @@ def _ufunc_step(node: Node) -> Step | None:
         uf, args = found
     elif target in OPERATOR_UFUNCS:
         uf = OPERATOR_UFUNCS[target]
-    elif isinstance(target, np.ufunc):
-        uf = target
+    elif isinstance(target, np.ufunc) and ops.is_numpy_ufunc(target):
+        uf = target     # (another library's ufunc, a generic op: its loops' thread safety is not NumPy's to vouch)
     else:
         return None
     if uf.nout != 1 or uf.nin not in (1, 2) or uf.signature is not None or len(args) != uf.nin:

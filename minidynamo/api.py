@@ -22,7 +22,7 @@ import numpy as np
 from . import config as _config
 from .backends import call_backend, get_backend, returns_numpy_arrays
 from .cache import Entry, FunctionCache, Mode, Stats, call_moving, signature_text
-from .capture import break_codes as _codes, interpreter as _interpreter
+from .capture import break_codes as _codes, fori as _fori, interpreter as _interpreter
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.interpreter import capture_function
 from .capture.later_steps import mark_handed_on
@@ -556,7 +556,8 @@ def _is_outcome(g: Any) -> bool:
 
 
 def reset() -> None:
-    """Forget every captured variant of every compiled function."""
+    """Forget every captured variant of every compiled function (and the for loops refused folding)."""
+    _fori.forget_refusals()
     for state in list(_ALL):
         with state.lock:
             state.cache.clear()

@@ -19,6 +19,8 @@ peeled: the first iteration is unrolled and the fold is tried once more at the s
 
 from __future__ import annotations
 
+import types
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +47,17 @@ if TYPE_CHECKING:
 _PEEL = "changes type or spec in the body"
 # (the exit may check a local the copy after a `break` knows is bound: the same load for capture)
 _LOADS = {"LOAD_FAST_CHECK": "LOAD_FAST"}      # a NotFoldable that one peeled iteration may cure
+
+
+# Folds refused where no enclosing fold or branch arm was being captured, per code object and FOR_ITER index,
+# with why: a later pass over the same code (the restart, a recompile, a resume function's next variant, the
+# next iteration of an enclosing loop) does not run the body again only to be refused again (issue 28). A
+# refusal only keeps the loop unrolled or driven, as it ran before folding existed. reset() clears it.
+_REFUSED: "weakref.WeakKeyDictionary[types.CodeType, dict[int, str]]" = weakref.WeakKeyDictionary()
+
+
+def forget_refusals() -> None:
+    _REFUSED.clear()
 
 
 class ForiState:
@@ -115,7 +128,22 @@ def fold_for(frame: "Frame", it: Any) -> bool:
     rng = _range_of(frame, it) if span is not None else None
     if rng is None or not _worth_folding(frame, span, region, rng):
         return False
-    return _try_fold(frame, it, span, region, rng, key)
+    refused = _REFUSED.get(frame.code, {}).get(header)
+    if refused is None and _try_fold(frame, it, span, region, rng, key):
+        return True
+    if refused is not None:
+        ctx.folded_log.append(f"line {frame.location()[1]}: for not folded: {refused} (refused before)")
+    _doomed(frame, span, rng)
+    return False
+
+
+def _doomed(frame: "Frame", span: tuple[int, int], rng: _Range) -> None:
+    """Inside the body of a loop being folded, an inner loop left unfolded that may run past unroll_limit
+    breaks the enclosing fold, but only once it has been unrolled that far: refuse the enclosing fold now
+    (even where a `break` might end the inner loop sooner: the loops then run as without folding)."""
+    if frame.ctx.fori.depth and frame.visits.get(span[0], 0) + rng.count > frame.ctx.unroll_limit:
+        raise NotFoldable(f"an inner loop (line {frame.location()[1]}) is not folded and runs past "
+                          f"unroll_limit ({frame.ctx.unroll_limit})")
 
 
 def _try_fold(frame: "Frame", it: Any, span: tuple[int, int], region: frozenset[int], rng: _Range,
@@ -146,6 +174,8 @@ def _try_fold(frame: "Frame", it: Any, span: tuple[int, int], region: frozenset[
         ctx.folded_log.append(f"line {where[1]}: for not folded: {e}")
         if _PEEL in str(e) and it.pos == 0 and isinstance(it, RangeIteratorVar):
             ctx.fori.retry.add(key)
+        elif ctx.fori.depth == 1 and ctx.arm_depth == 1:    # (not inside another fold: its context differs)
+            _REFUSED.setdefault(frame.code, {})[loop.header] = str(e).split("\n")[0]
         return False
     finally:
         frame.fori.pop()

@@ -219,6 +219,18 @@ def iter_nodes(value: Any) -> list[Node]:
     return out
 
 
+def last_reads(graph: "Graph") -> dict[int, int]:
+    """id(node) -> the position in graph.nodes of the last node reading it, len(graph.nodes) for a value the
+    graph returns: what is read after position i, for every i at once (a scan per question is quadratic)."""
+    last: dict[int, int] = {}
+    for i, n in enumerate(graph.nodes):
+        for a in n.inputs():
+            last[id(a)] = i
+    end = len(graph.nodes)
+    last.update((id(o), end) for o in iter_nodes(graph.outputs))
+    return last
+
+
 _NESTED = (tuple, list, dict, slice)
 
 

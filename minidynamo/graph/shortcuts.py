@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 from . import control
 from .errstate import errstate_of
-from .ir import Graph, Node, iter_nodes
+from .ir import Graph, Node, last_reads
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ def check(graph: Graph, shortcuts: Sequence[Shortcut]) -> None:
     errstate stack, not overlapping another, reading only `inputs` from outside and exposing every node
     read after it (or returned) among `outputs`."""
     position = {id(n): i for i, n in enumerate(graph.nodes)}
+    last = last_reads(graph)
     taken: set[int] = set()
     for sc in shortcuts:
         idx = [position.get(id(n), -1) for n in sc.nodes]
@@ -60,8 +61,7 @@ def check(graph: Graph, shortcuts: Sequence[Shortcut]) -> None:
         read = {id(a) for n in sc.nodes for a in n.inputs() if id(a) not in inside}
         if not read <= {id(i) for i in sc.inputs}:
             raise ValueError("a shortcut reads a node that is not among its inputs")
-        later = {id(a) for n in graph.nodes[idx[-1] + 1:] for a in n.inputs()} | {id(o) for o in iter_nodes(graph.outputs)}
-        if not (later & inside) <= {id(o) for o in sc.outputs}:
+        if not {i for i in inside if last.get(i, -1) > idx[-1]} <= {id(o) for o in sc.outputs}:
             raise ValueError("a node of a shortcut read after it is not among its outputs")
 
 

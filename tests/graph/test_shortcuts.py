@@ -65,3 +65,36 @@ def test_malformed_shortcuts_are_refused(bad):
           "output": shortcuts.Shortcut((b, c), (a, x), (), Fn(None))}[bad]
     with pytest.raises(ValueError):
         shortcuts.check(g, [sc])
+
+
+def _chain(n):
+    """n (add, tanh, multiply-by-a-scalar) triples: a region-shaped run of ops per triple."""
+    g = Graph("long")
+    x = g.add_input("x", F)
+    v, runs = x, []
+    for _ in range(n):
+        b = g.call("add", operator.add, (v, x), spec=F)
+        c = g.call("tanh", np.tanh, (b,), spec=F)
+        v = g.call("multiply", operator.mul, (c, 0.5), spec=F)
+        runs.append((b, c, v))
+    g.outputs = [v]
+    return g, x, runs
+
+
+def test_checking_many_shortcuts_reads_each_node_a_bounded_number_of_times(monkeypatch):
+    # issue 28: a 64-iteration unrolled loop made ~1,000 shortcuts over ~3,000 nodes; each shortcut scanned
+    # every node after it for readers (quadratic: a tenth of a capture)
+    from minidynamo.backends.fast_path import regions
+    from minidynamo.graph import ir
+    g, x, runs = _chain(300)
+    scs = [shortcuts.Shortcut(run, (prev, x), (run[-1],), Fn(None))
+           for prev, run in zip([x] + [r[-1] for r in runs], runs)]
+    reads = []
+    inputs = ir.Node.inputs
+    monkeypatch.setattr(ir.Node, "inputs", lambda self: reads.append(1) or inputs(self))
+    shortcuts.check(g, scs)
+    assert len(reads) < 4 * len(g.nodes), len(reads)
+    reads.clear()
+    found = regions.find_regions(g)
+    assert found and len(reads) < 4 * len(g.nodes), len(reads)
+    assert [s.outputs for s in found] == [[len(s.steps) - 1] for s in found]

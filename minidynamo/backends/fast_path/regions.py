@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...graph.errstate import errstate_of
-from ...graph.ir import Graph, Node, iter_nodes
+from ...graph.ir import Graph, Node, last_reads
 from ...graph.symbolic import same_size
 from .steps import Step, StepKind, classify, is_array, operand_dtype
 
@@ -71,8 +71,9 @@ def find_regions(graph: Graph) -> list[RegionSpec]:
         current = _Builder.start(step) if step is not None else None
     if current is not None:
         regions.append(current.spec)
+    last = last_reads(graph) if regions else {}
     for spec in regions:
-        _mark_outputs(graph, spec)
+        _mark_outputs(graph, spec, last)
     return [spec for spec in regions if spec.steps]
 
 
@@ -137,9 +138,8 @@ class _Builder:
         return Slot(self.input_of[key], role)
 
 
-def _mark_outputs(graph: Graph, spec: RegionSpec) -> None:
-    """spec.outputs: the values read by a node after the region or returned by the graph."""
-    last = spec.steps[-1].node
-    after = graph.nodes[graph.nodes.index(last) + 1:]
-    read = {id(a) for n in after for a in n.inputs()} | {id(o) for o in iter_nodes(graph.outputs)}
-    spec.outputs = [i for i, s in enumerate(spec.steps) if id(s.node) in read]
+def _mark_outputs(graph: Graph, spec: RegionSpec, last: dict[int, int]) -> None:
+    """spec.outputs: the values read by a node after the region or returned by the graph (`last`:
+    ir.last_reads of the graph)."""
+    end = graph.nodes.index(spec.steps[-1].node)
+    spec.outputs = [i for i, s in enumerate(spec.steps) if last.get(id(s.node), -1) > end]

@@ -152,6 +152,12 @@ def canonical_items(code: types.CodeType) -> tuple[list, bytecode.Bytecode]:
 _cache: dict[types.CodeType, Instructions] = {}
 
 
+def assembled(code: types.CodeType, items: list, source: bytecode.Bytecode) -> None:
+    """`code` was just assembled from `items` (canonical, as canonical_items gives them, and `source`'s
+    attributes): a resume function's code is decoded from them, not disassembled again (issue 28)."""
+    _items.setdefault(code, (list(items), source))
+
+
 def decode(code: types.CodeType) -> Instructions:
     """Decode `code` once (cached per code object)."""
     cached = _cache.get(code)

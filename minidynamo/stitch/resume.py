@@ -15,7 +15,7 @@ import bytecode
 from bytecode import Instr, Label
 
 from .. import emit, pyversion
-from ..capture.instructions import canonical_items, decode
+from ..capture.instructions import assembled, canonical_items, decode
 from ..capture.builtin_scope import function_with_builtins
 from ..errors import CannotResume
 
@@ -65,6 +65,20 @@ def _before_call_prefix(items: list, pos: int) -> int:
     while pos > 0 and isinstance(items[pos - 1], Instr) and items[pos - 1].name in pyversion.CALL_PREFIX_OPS:
         pos -= 1
     return pos
+
+
+def _checked(load: Instr) -> Instr:
+    """A checked load of the local `load` reads, at its line (an UnboundLocalError names eager's line)."""
+    checked = emit.load_fast(load.arg, checked=True)
+    checked.location = load.location
+    return checked
+
+
+def _stack_size(code: types.CodeType, new: bytecode.Bytecode, stack: Sequence[bool], raises: bool) -> int:
+    """No flow analysis for a resume function (bytecode's compute_stacksize was half of building one): the
+    prefix pushes the live stack, as deep as the code is at the resume instruction, and jumps there, so
+    every path from there on is one of the code's own, no deeper than it was. (A raiser keeps the analysis.)"""
+    return max(code.co_stacksize, new.compute_stacksize(check_pre_and_post=False) if raises else len(stack))
 
 
 def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_names: Sequence[str],
@@ -131,8 +145,8 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     for ins in prefix:
         ins.location = location
     passed = set(args)
-    rest = [emit.load_fast(it.arg, checked=True) if isinstance(it, Instr) and emit.is_unchecked_load(it)
-            and it.arg not in passed else it for it in rest]
+    rest = [_checked(it) if isinstance(it, Instr) and emit.is_unchecked_load(it) and it.arg not in passed else it
+            for it in rest]
 
     new = bytecode.Bytecode(head + prefix + rest)
     new._copy_attr_from(orig)
@@ -142,8 +156,8 @@ def resume_code(code: types.CodeType, index: int, stack: Sequence[bool], local_n
     new.flags &= ~(bytecode.CompilerFlags.VARARGS | bytecode.CompilerFlags.VARKEYWORDS)
     new.name = code.co_name          # tracebacks name the user's function (the function object is `name`)
     new.qualname = f"{code.co_qualname}.<{name}>"
-    stacksize = max(code.co_stacksize, new.compute_stacksize(check_pre_and_post=False))
-    result = new.to_code(stacksize=stacksize, compute_exception_stack_depths=False)
+    result = new.to_code(stacksize=_stack_size(code, new, stack, raises), compute_exception_stack_depths=False)
+    assembled(result, new, new)
     _cache[key] = result
     return result
 

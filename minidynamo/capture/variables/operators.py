@@ -164,11 +164,16 @@ def scalar_op(frame: "Frame", sym: str, operands: list[Var], unary: bool = False
                 node.meta["sym"] = fn(*syms)      # n // 2, i + 1, n * d: still symbols
             except TooComplex:
                 node.meta["expr"] = None          # a runtime value: used as a size, it specializes
+    elif sym in _SYM_RELATIONS and any(is_scalar(v) and v.varies() for v in operands):
+        syms = [v.node.meta.get("sym") if is_scalar(v) else v.as_constant() for v in operands]
+        if all(s is not None and type(s) not in (bool, float) for s in syms):
+            node.meta["relation"] = (syms[0], sym, syms[1])    # `j == 68` over a loop index (ScalarVar.as_bool)
     return ScalarVar(node, value, roots=roots)
 
 
 # Integer arithmetic that symbolic ints (graph/symbolic.py) follow exactly.
 _SYM_ARITHMETIC = frozenset({"+", "-", "*", "//", "%"})
+_SYM_RELATIONS = frozenset({"<", "<=", "==", "!=", ">", ">="})
 
 
 def _scalar_expr(sym: str, operands: list[Var], unary: bool) -> str | None:

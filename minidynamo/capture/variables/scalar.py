@@ -109,6 +109,10 @@ class ScalarVar(Var):
         if type(self.value) is bool and expr is not None:
             frame.ctx.guard([Guard(expr, GuardKind.EQUALS, self.value, f"condition {expr}")])
             return self.value
+        relation = self.node.meta.get("relation")
+        if relation is not None and self.varies():
+            # `if j == 68:` on the index of a loop being folded: one answer for the whole range, or on_varying
+            return frame.ctx.shape_env.decide(*relation)
         return bool(self.as_constant())
 
     def getattr(self, frame: "Frame", name: str) -> Var:

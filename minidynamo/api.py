@@ -351,7 +351,8 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
     work: Counter = Counter()             # what the capture did, over all its passes (CaptureRecord.work)
     limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions,
                   unroll_limit=cfg.unroll_limit, dynamic=dynamic, shapes=shapes,
-                  auto_cond=cfg.auto_cond, fori_loops=cfg.fori_loops, work=work)
+                  auto_cond=cfg.auto_cond, fori_loops=cfg.fori_loops, work=work,
+                  mask_counts=returns_numpy_arrays(backend))
     reason = None
     try:
         captured = capture_function(fn, args, kwargs, name, tag=tag, entry=info.entry, drives=info.own_drives,

@@ -151,7 +151,8 @@ def lint(fn: Any, example_args: tuple | None = None, example_kwargs: dict | None
     kwargs = {**target.kwargs, **(example_kwargs or {})}
     cfg = _config.with_options(state.options if state is not None else {})
     limits = dict(inline_limit=cfg.inline_depth_limit, max_steps=cfg.max_instructions,
-                  unroll_limit=cfg.unroll_limit, shapes=STATIC, auto_cond=cfg.auto_cond, fori_loops=cfg.fori_loops)
+                  unroll_limit=cfg.unroll_limit, shapes=STATIC, auto_cond=cfg.auto_cond, fori_loops=cfg.fori_loops,
+                  mask_counts=True)
     found: dict[tuple, LintItem] = {}
     pending: list[tuple[dict, list[str]]] = [({}, [])]     # (branch key -> outcome, the same in words)
     paths = unknown = 0

@@ -45,7 +45,7 @@ from .variables.scalar import SCALAR_TYPES, ScalarVar
 from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*, itertools.* ... in BUILTINS)
 from .variables.sets import SourcedSetVar  # (the module registers set in BUILTINS)
 from ..signatures import code_signature
-from . import break_codes as codes
+from . import break_codes as codes, mask_counts
 from .breaks import BreakCategory
 
 def _bound_per_read(value: Any) -> bool:
@@ -73,6 +73,7 @@ class CaptureContext:
         self.dynamic: set[str] = set()    # source expressions of ints/floats kept unspecialized (ScalarVar)
         self.shape_policy: ShapePolicy = STATIC   # which array sizes become symbols of shape_env
         self.shape_env = ShapeEnv(self._relation_guard)
+        mask_counts.install(self)         # x[mask] of a graph mask may get a count symbol (ctx.mask_counts)
         self.graph = Graph(name)
         self.graph.on_call = functools.partial(locate, self)      # each node: where the program is
         self.guards = G.GuardSet()
@@ -393,19 +394,14 @@ class CaptureContext:
         raise unsupported(BreakCategory.UNSUPPORTED, f"{var.describe()} cannot be an argument of a graph op")
 
     def note_in_try(self, node: Node) -> None:
-        """A node that may raise, inside a try/with region: its exception re-runs eagerly, writes undone (api)."""
-        if self._inside_try():
-            self.nodes_in_try.append(node)
-
-    def _inside_try(self) -> bool:
-        """True when the instruction being executed, in the active frame or any frame that inlined it,
-        is covered by an exception-table entry (a try, except, finally or with region)."""
+        """A node that may raise, inside a try/with region (the instruction being executed, in the active
+        frame or a frame that inlined it, is covered by an exception-table entry: a try, except, finally or
+        with region): its exception re-runs eagerly, writes undone (stitch/guarded_call.py)."""
         frame = self.active_frame
-        while frame is not None:
-            if frame.ins.in_try[frame.current]:
-                return True
+        while frame is not None and not frame.ins.in_try[frame.current]:
             frame = frame.parent
-        return False
+        if frame is not None:
+            self.nodes_in_try.append(node)
 
     def record(self, opdef: ops.OpDef, args: list[Var], kwargs: dict[str, Var], target: Any) -> Var:
         """Append `target(*args, **kwargs)` as an `opdef.name` node; returns the result's Var."""
@@ -436,6 +432,7 @@ class CaptureContext:
         to_spec = lambda n: PY_INT if id(n) in values else _meta_value(n, opdef.symbolic_ints)  # noqa: E731
         s_args = [_spec_of_constant(a) for a in map_nodes(g_args, to_spec)]
         s_kwargs = {k: _spec_of_constant(v) for k, v in map_nodes(g_kwargs, to_spec).items()}
+        mask_counts.hand_count(self, opdef.name, g_args, s_kwargs)
         spec = meta_spec(opdef, self.shape_env, s_args, s_kwargs)
         if lazy is not None:    # dask reduces to a 0-d dask array where NumPy gives a NumPy scalar
             spec = _unscalar(spec)

@@ -144,7 +144,7 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
                      stop_at: tuple[int, int] | None = None, entry: int = 0,
                      drives: tuple[int, ...] = (), dynamic: frozenset[str] = frozenset(),
                      shapes: ShapePolicy = STATIC, auto_cond: bool = False, fori_loops: bool = False,
-                     work: Any = None, lint: Any = None) -> Captured:
+                     mask_counts: bool = False, work: Any = None, lint: Any = None) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again.
     `work` (a Counter) adds up what this pass did: see report.CaptureRecord.work. `lint`: a lint.LintState
@@ -155,6 +155,7 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
     ctx.shape_policy = shapes
     ctx.auto_cond = auto_cond
     ctx.fori = ForiState() if fori_loops else None
+    ctx.mask_counts = mask_counts
     ctx.inline_limit, ctx.max_steps, ctx.unroll_limit, ctx.steps = inline_limit, max_steps, unroll_limit, 0
     try:
         return _run(ctx, fn, args, kwargs, stop_at, entry, drives)

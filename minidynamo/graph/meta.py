@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .ir import ArraySpec
-from .symbolic import has_symbols, same_size
+from .symbolic import Sym, has_symbols, same_size
 
 PYTHON_SCALARS = (bool, int, float, complex)
 
@@ -208,7 +208,12 @@ def _probe_key(value: Any) -> Any:
 
 
 def _is_empty(spec: ArraySpec) -> bool:
-    return 0 in spec.shape if not spec.is_symbolic else spec.size == 0
+    if not spec.is_symbolic:
+        return 0 in spec.shape
+    size = spec.size
+    if isinstance(size, Sym) and size.env.varies(size):
+        return False    # a mask's count, a loop index: probed non-empty (an empty one raises when the graph runs)
+    return size == 0
 
 
 def _from_key(key: Any, value: Any) -> Any:

@@ -217,7 +217,11 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     except (ValueError, MetaError):
         raise MetaError("IndexError: shape mismatch: indexing arrays could not be broadcast together with "
                         "shapes " + " ".join(str(s) for _, s in advanced)) from None
-    if 0 not in adv_shape:
+    if any(isinstance(d, Sym) and d.env.varies(d) for d in adv_shape):
+        if checks:      # (a mask's count may be 0, when NumPy checks nothing: no one answer for every count)
+            raise DataDependentShape("getitem: a boolean mask's count decides whether the other indices "
+                                     "are checked")
+    elif 0 not in adv_shape:
         for check in checks:
             check()
     _check_index_array_count(expanded, len(advanced) - sum(it.kind == "int" for it, _ in expanded))
@@ -253,9 +257,10 @@ def _mask_ndim(item: Any) -> int | None:
     return None
 
 
-def getitem_meta(x: Any, index: Any) -> ArraySpec:
-    """x[index]; a boolean ArraySpec mask raises MetaError('... data-dependent shape ...')."""
-    shape, is_scalar = index_shape(x, index)
+def getitem_meta(x: Any, index: Any, mask_count: Any = None) -> ArraySpec:
+    """x[index]; a boolean ArraySpec mask raises DataDependentShape, unless the capture gives its True count
+    (`mask_count`, a symbol: capture/context.py)."""
+    shape, is_scalar = index_shape(x, index, mask_count)
     return ArraySpec(shape, x.dtype, scalar=is_scalar)
 
 

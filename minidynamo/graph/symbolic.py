@@ -199,6 +199,7 @@ class ShapeEnv:
         self.on_varying: Callable[[str], None] | None = None   # a decision that differs across a loop's range
         self.frozen = False
         self.indices = 0
+        self.counts = 0
 
     def create_symbol(self, hint: int, source: str, description: str = "", lo: float = 2,
                       reason: str = "", guard_lo: bool = True) -> Sym:
@@ -218,6 +219,16 @@ class ShapeEnv:
         self.indices += 1
         self.atoms[name] = Atom(name, None, int(hint), _bounds(lo)[0], _bounds(hi)[1], "the index of a folded loop",
                                 ends=(lo, hi))
+        return Sym(self, {(name,): 1})
+
+    def create_count(self, size: Any) -> "Sym":
+        """The True count of a boolean mask the graph computes (`x[mask]` has that length): any value from 0
+        to the mask's `size`, known only when the graph runs. Like a loop index it has no source, so a
+        decision on it is taken only when it holds over the whole range (else on_varying: a break)."""
+        name = f"u{self.counts}"
+        self.counts += 1
+        self.atoms[name] = Atom(name, None, int(hint_of(size)), 0, _bounds(size)[1], "the True count of a mask",
+                                ends=(0, size))
         return Sym(self, {(name,): 1})
 
     def varies(self, value: Any) -> bool:

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from minidynamo.graph import ops
 from minidynamo.graph.ir import ArraySpec, PyScalarSpec, RngSpec
+from minidynamo.graph import meta_index as X
 from minidynamo.graph.meta import DataDependentShape, MetaError
 
 from . import test_meta_cases as cases
@@ -172,11 +173,10 @@ def test_setitem_with_a_boolean_list_and_a_2d_value_raises_type_error():
                                             ArraySpec((2, 2), np.float64)).value)
 
 
-def test_a_boolean_mask_break_is_data_dependent():
-    import minidynamo as md
-    from minidynamo.capture.breaks import BreakCategory
-
-    def f(x):
-        return x[x > 1] * 2.0
-    out = md.explain(f)(np.arange(5.0))
-    assert [r.category for r in out.break_reasons] == [BreakCategory.DATA_DEPENDENT]
+def test_a_boolean_mask_gives_its_count_or_a_data_dependent_break():
+    from minidynamo.graph.symbolic import ShapeEnv
+    x, mask = ArraySpec((4, 3), np.float64), ArraySpec((4,), np.bool_)
+    with pytest.raises(DataDependentShape):
+        X.getitem_meta(x, mask)
+    count = ShapeEnv().create_count(4)
+    assert X.getitem_meta(x, mask, mask_count=count).shape == (count, 3)

@@ -23,6 +23,8 @@ from .capture.dynamic_shapes import STATIC
 from .capture.interpreter import capture_function, locate_reason
 from .capture.variables.base import Var
 from .errors import GraphBreak
+from .guards import GuardConflictError, GuardSet
+from .report.pieces import describe_guards
 
 MAX_PATHS = 64
 
@@ -62,6 +64,9 @@ class LintReport:
     paths: int                  # symbolic passes run (one per combination of branch outcomes followed)
     complete: bool              # every path was followed (False: MAX_PATHS reached)
     unknown: int = 0            # paths not followed to their end: they needed the value of a call that breaks
+    guards: list[tuple[str, str]] = field(default_factory=list)   # (words, checks): what a call is checked
+                                # against (a change recompiles), over every path followed
+
 
     def __bool__(self) -> bool:
         return bool(self.breaks)
@@ -72,7 +77,11 @@ class LintReport:
                 + ("" if self.complete else f" (stopped at {MAX_PATHS} paths: more may exist)")
                 + (f"; {self.unknown} not followed to the end (they use the result of a call that breaks)"
                    if self.unknown else ""))
-        return "\n".join([head, *(str(b) for b in self.breaks)])
+        lines = [head, *(str(b) for b in self.breaks)]
+        if self.guards:
+            lines.append("guarded (a call where one of these changes captures again):")
+            lines += [f"  {words}" for words, _ in self.guards]
+        return "\n".join(lines)
 
 
 class LintState:
@@ -156,15 +165,23 @@ def lint(fn: Any, example_args: tuple | None = None, example_kwargs: dict | None
     found: dict[tuple, LintItem] = {}
     pending: list[tuple[dict, list[str]]] = [({}, [])]     # (branch key -> outcome, the same in words)
     paths = unknown = 0
+    guards = GuardSet()
     while pending and paths < MAX_PATHS:
         forced, assuming = pending.pop()
         paths += 1
         lint_state = LintState(forced)
-        ended = None
+        ended = ctx = None
         try:
-            capture_function(target.fn, args, kwargs, target.fn.__name__, tag="lint", lint=lint_state, **limits)
+            ctx = capture_function(target.fn, args, kwargs, target.fn.__name__, tag="lint", lint=lint_state,
+                                   **limits).ctx
         except GraphBreak as e:
-            ended = e.reason
+            ended, ctx = e.reason, getattr(e, "ctx", None)
+        for g in (ctx.guards if ctx is not None else ()):
+            if not guards.has(g.expr, (g.kind,)):
+                try:
+                    guards.add(g)
+                except GuardConflictError:     # (another path's guard on the same value: the first kept)
+                    pass
         for r in lint_state.passed:
             _add(found, r, False, assuming)
         if ended is not None and ended is lint_state.open_reason:     # a branch: follow each way
@@ -177,7 +194,8 @@ def lint(fn: Any, example_args: tuple | None = None, example_kwargs: dict | None
         elif ended is not None:
             _add(found, ended, True, assuming)
     items = sorted(found.values(), key=lambda i: (i.filename, i.lineno or 0, i.code))
-    return LintReport(target.fn.__qualname__, items, paths, not pending, unknown)
+    return LintReport(target.fn.__qualname__, items, paths, not pending, unknown,
+                      describe_guards(list(guards)))
 
 
 def _add(found: dict, r: BreakReason, ends: bool, assuming: list[str]) -> None:

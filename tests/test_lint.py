@@ -171,3 +171,28 @@ def test_the_command_line_exits_1_on_breaks_and_0_without(tmp_path, capsys):
     assert main(["lint", str(path)]) == 1
     out = capsys.readouterr().out
     assert "inputs assumed" in out and "[MD0009 data_dependent]" in out and "[MD0012 call]" in out
+
+
+def reshaped(x, n, scale=2.0):
+    y = x.reshape(n, -1) * scale
+    if y.sum() > 0:
+        print("positive")
+    return y
+
+
+def test_lint_lists_what_a_capture_would_guard():
+    # the guards of every path followed: what makes a later call capture again (issue 25: "plus what
+    # would be guarded"); they are the capture's own, so a run on the same inputs guards the same values
+    report = md.lint(reshaped, (np.ones((4, 6), np.float32), 3))
+    words = [w for w, _ in report.guards]
+    assert "`x` is an ndarray of shape (4, 6) and dtype float32" in words
+    assert "`n` is the int 3" in words
+    assert "guarded (a call where one of these changes captures again):" in str(report)
+    compiled = md.compile(reshaped)
+    with contextlib.redirect_stdout(io.StringIO()):
+        compiled(np.ones((4, 6), np.float32), 3)
+        compiled(np.ones((4, 6), np.float32), 3)
+        assert md.stats(compiled).recompiles == 0
+        compiled(np.ones((4, 6), np.float32), 2)             # n changed: a guard lint listed fails
+    failures = [f for fs in md.stats(compiled).guard_failures for f in fs]
+    assert md.stats(compiled).recompiles >= 1 and any(f.startswith("n") for f in failures), failures

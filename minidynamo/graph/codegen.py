@@ -29,7 +29,7 @@ import numpy as np
 from . import control, inlining
 from . import shortcuts as sc_mod
 from .errstate import errstate_of, group_by_errstate
-from .ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes
+from .ir import CONST, INPUT, ArraySpec, Graph, MethodCall, Node, PyScalarSpec, iter_nodes
 
 BINARY_INFIX: dict[Callable, str] = {
     operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
@@ -212,13 +212,32 @@ class _Emitter:
         if inlining.is_setitem_statement(node):
             # setitem returns None; the name is bound only when something reads it.
             args = node.args
-            lines = [f"{self.subject(args[0])}[{self.index(args[1])}] = {self.expr(args[2])}"]
+            target = f"{self.subject(args[0])}[{self.index(args[1])}]"
+            update = self.augmented(node)
+            lines = [f"{target} {update[0]}= {self.expr(update[1])}" if update else f"{target} = {self.expr(args[2])}"]
             return lines + ([f"{self.names[node]} = None"] if used else [])
         return [f"{self.names[node]} = {self.value_text(node)}"]
 
     @staticmethod
     def is_operator(node: Node) -> bool:
         return is_operator(node)
+
+    def augmented(self, node: Node) -> tuple[str, Any] | None:
+        """(operator, right operand) when the subscript assignment `node` writes `a[k] = a[k] <op> rhs`,
+        both written inline, over a NumPy or Python scalar (none has an in-place method, so `a[k] <op>= rhs`
+        calls the very same getitem, operator and setitem in the same order): printed as eager's `A[i, j]
+        += x`, which builds the key once. A loop of scalar updates (seidel_2d) ran 8% slower for the second
+        key."""
+        value = node.args[2]
+        if not isinstance(value, Node) or id(value) not in self.inline or value.kwargs or len(value.args) != 2 or \
+                not is_hashable(value.target) or value.target not in AUGMENTED:
+            return None
+        read = value.args[0]
+        if not isinstance(read, Node) or id(read) not in self.inline or not inlining.is_subscript(read) or \
+                read.args[0] is not node.args[0] or not _is_scalar(read.spec) or \
+                self.index(read.args[1]) != self.index(node.args[1]):
+            return None
+        return AUGMENTED[value.target], value.args[1]
 
     def value_text(self, node: Node) -> str:
         """The expression computing `node`; operator targets with exactly their arity print infix."""
@@ -346,6 +365,15 @@ class _Emitter:
         body = self.block(graph)
         body.append("return " + self.tuple_text(graph.outputs))
         return fn_name, f"def {fn_name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+
+
+# Operators a subscript assignment of a scalar prints augmented (`a[k] += x`), the plain and in-place ones.
+AUGMENTED: dict[Callable, str] = {f: op for f, op in BINARY_INFIX.items() if op not in ("<", "<=", "==", "!=", ">", ">=")}
+AUGMENTED.update({getattr(operator, "i" + f.__name__.strip("_")): op for f, op in list(AUGMENTED.items())})
+
+
+def _is_scalar(spec: Any) -> bool:
+    return isinstance(spec, PyScalarSpec) or (isinstance(spec, ArraySpec) and spec.scalar)
 
 
 def is_operator(node: Node) -> bool:

@@ -31,6 +31,11 @@ def is_setitem_statement(node: Node) -> bool:
     return node.target is operator.setitem and len(node.args) == 3 and not node.kwargs
 
 
+def is_subscript(node: Node) -> bool:
+    """Codegen writes this node as `a[i]`."""
+    return node.target is operator.getitem and len(node.args) == 2 and not node.kwargs
+
+
 def evaluation_order(node: Node) -> list[Node]:
     """The nodes `node`'s generated text reads, in the order Python evaluates them."""
     if is_setitem_statement(node):      # `a[i] = v` evaluates v, then a, then i
@@ -43,7 +48,11 @@ def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
     """id of each call node written inline -> the node whose expression holds it. Only operands of
     Python operators (`is_operator`: printed infix or prefix) move: that is where NumPy reuses a
     temporary; a function or method call gains nothing, and keeping its arguments named keeps graph code
-    readable line by line. No operand moves across a node whose id is in `cuts` (graph/shortcuts.py)."""
+    readable line by line. Subscripts and the value of a subscript assignment take operands too
+    (`A[i - 1, :-2]`, `A[i, j] = A[i, j] / 9.0`, as eager's `A[i, j] /= 9.0` keeps them on the stack): a
+    local costs a store and a `del` per statement, which in loop bodies of index arithmetic and scalar
+    updates (seidel_2d) was a tenth of the time. No operand moves across a node whose id is in `cuts`
+    (graph/shortcuts.py)."""
     uses: dict[int, int] = {}
     for n in nodes:
         for a in n.inputs():
@@ -63,7 +72,8 @@ def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
         reads = [n for n in evaluation_order(node) if id(n) in pending]
         k = len(reads)
         deepest = max((depth.get(id(r), 0) for r in reads), default=0)
-        if k and is_operator(node) and [id(p) for p in stack[-k:]] == [id(r) for r in reads] and \
+        if k and (is_operator(node) or is_subscript(node) or statement and not control.is_control(node)) and \
+                [id(p) for p in stack[-k:]] == [id(r) for r in reads] and \
                 all(errstate_of(r) == errstate_of(node) for r in reads) and deepest < MAX_DEPTH:
             for r in reads:
                 inline[id(r)] = node

@@ -91,9 +91,8 @@ def test_operators_print_infix_and_indexing_inline():
     g.set_outputs([m, f, s])
     assert _without_dels(codegen.generate(g).source) == [
         "def ops(x, i):",
-        "    t1 = (-2.0) ** (-x)",           # an operator's one-use operand is written inline (NumPy may reuse it)
-        "    t2 = t1[i:3, None, ...]",
-        "    t3 = t2[(0, 1),]",
+        # an operator's or a subscript's one-use operand is written inline (NumPy may reuse it; no local)
+        "    t3 = ((-2.0) ** (-x))[i:3, None, ...][(0, 1),]",
         "    t4 = x[()]",
         "    t5 = iadd(t4, 1.0)",
         "    x[0, ::2] = nan",

@@ -149,3 +149,57 @@ def test_a_long_chain_of_one_use_operators_stays_parseable():
     exec(f"def chain(x):\n    y = x + 1\n{body}    return y\n", namespace)
     res = check(namespace["chain"], np.arange(6.0), calls=[(np.ones(6),)])
     assert len(res.graphs) == 1 and not res.reasons
+
+
+class Rows:
+    """An object whose subscript assignment records the references its value has (eager's: the stack's)."""
+
+    def __init__(self) -> None:
+        self.log: list = []
+
+    def __setitem__(self, key, value) -> None:
+        self.log.append((key, type(value).__name__, value.shape))
+
+
+def seidel_rows(A, n, rows):
+    for i in range(1, A.shape[0] - 1):             # past unroll_limit: a fori_loop node
+        A[i, 1:-1] += A[i - 1, :-2] + A[i + 1, 2:]
+        for j in range(1, 4):
+            A[i, j] += A[i, j - 1]
+            A[i, j] /= 9.0
+    rows[0] = A[n - 1, :2] * 2.0
+    A[0, 0] = A[n, 0] * 2.0                        # n == A.shape[0]: IndexError from inside the assignment
+    return A.sum(), rows.log
+
+
+def test_subscripts_and_assigned_values_take_their_one_use_operands():
+    """seidel_2d's loop body: index arithmetic inside the subscript (`A[i - 1, :-2]`) and the updated value
+    inside its assignment (`A[i, j] = A[i, j] / 9.0`), as eager keeps them on the stack: no local stored
+    and deleted per statement. Results, the exception, the mutated array and the order of writes are
+    eager's."""
+    rng = np.random.default_rng(0)
+    a = rng.random((80, 8))
+    check(seidel_rows, a, 79, Rows(), calls=[(a, 80, Rows()), (rng.random((70, 8)), 69, Rows())])
+    got = []
+    md.compile(seidel_rows, backend=lambda g, ex: got.append(codegen.compile_graph(g)) or got[-1])(a.copy(), 79,
+                                                                                                  Rows())
+    source = "\n".join(fn.__minidynamo_source__ for fn in got)
+    assert "] += A[t" in source and "] /= 9.0" in source, source      # A[i, j] += A[i, j - 1], as eager's
+    assert "- 1, :-2]" in source, source                              # A[i - 1, :-2]
+
+
+def rows_updated(A, B):
+    A[0] = A[0] + 1.0           # a row (a view): `A[0] += 1.0` would write through it first; stays as written
+    B[1, 2] = B[1, 2] * 3.0     # a scalar: printed B[1, 2] *= 3.0
+    B[2, 2] = B[1, 2] - 1.0     # another element: stays an assignment
+    return A, B
+
+
+def test_only_a_scalar_update_of_the_same_element_prints_augmented():
+    check(rows_updated, np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4))
+    got = []
+    md.compile(rows_updated, backend=lambda g, ex: got.append(codegen.compile_graph(g)) or got[-1])(
+        np.ones((3, 4)), np.ones((3, 4)))
+    (source,) = [fn.__minidynamo_source__ for fn in got]
+    assert "A[0] = A[0] + 1.0" in source and "B[1, 2] *= 3.0" in source and "B[2, 2] = B[1, 2] - 1.0" in source, \
+        source

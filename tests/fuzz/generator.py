@@ -2,7 +2,8 @@
 
 `generate(seed, features)` returns a `Program`: the source text of a small module (globals, helper
 functions, and `f(x, y, n, lst, d)`) and a list of `CallSpec`s (shape, dtypes, Python values) for the calls
-that exercise it. Only the standard library and NumPy are used; nothing of minidynamo is imported.
+that exercise it. Only the standard library and NumPy are used; nothing of minidynamo is imported, but by
+the `hatch_call` feature's preamble (its registrations: gen_hatches.py).
 
 Expressions are typed by *kind*, so most programs run without error and reach deep code:
   A = x's shape (m, k)   T = (k, m)   R = (k,)   C = (m,)   S = 0-d / NumPy scalar   Q = (m, m)
@@ -481,7 +482,10 @@ def generate(seed: int, features=None, calls: int = 5, subset: bool = True, requ
     return Program(seed, source, features, make_calls(rng, calls))
 
 
-from . import (gen_breaks, gen_cflow, gen_fori, gen_known, gen_masked, gen_numpy, gen_objects,  # noqa: E402,F401
-               gen_raising, gen_stateful)  # (register their features)
+from . import (gen_breaks, gen_cflow, gen_fori, gen_hatches, gen_known, gen_masked, gen_numpy,  # noqa: E402,F401
+               gen_objects, gen_raising, gen_stateful)  # (register their features)
 
-FEATURES = BASE_FEATURES + tuple(EXTRA_STATEMENTS)
+# Opt-in features (`--require` / `--features` name them): not in the default draw, so seeds keep their programs.
+OPT_IN = ("hatch_call",)
+FEATURES = BASE_FEATURES + tuple(f for f in EXTRA_STATEMENTS if f not in OPT_IN)
+ALL_FEATURES = FEATURES + OPT_IN

@@ -450,7 +450,7 @@ class Summary:
                  "mismatches by class: " + (", ".join(f"{k} {v}" for k, v in self.by_category.most_common()) or "none"),
                  "captures: " + ", ".join(f"{k} {v}" for k, v in sorted(self.captures.items())),
                  "by feature (programs with it: failing / total):"]
-        for f in gen.FEATURES:
+        for f in gen.ALL_FEATURES:
             total, bad = self.feature_programs[f], self.feature_failures[f]
             if total:
                 lines.append(f"  {f:<13} {bad:>5} / {total:<5} {100 * bad / total:5.1f}%")
@@ -518,11 +518,11 @@ def main(argv: list[str] | None = None) -> int:
     global DYNAMIC
     DYNAMIC = {"none": None, "true": True, "false": False}[a.dynamic]
     features = [f for f in a.features.split(",") if f and f not in a.disable.split(",")]
-    unknown = set(features) - set(gen.FEATURES)
-    if a.require and a.require not in gen.FEATURES:
+    unknown = set(features) - set(gen.ALL_FEATURES)
+    if a.require and a.require not in gen.ALL_FEATURES:
         unknown.add(a.require)
     if unknown:
-        p.error(f"unknown features {sorted(unknown)}; known: {', '.join(gen.FEATURES)}")
+        p.error(f"unknown features {sorted(unknown)}; known: {', '.join(gen.ALL_FEATURES)}")
     if a.replay is not None:
         paths = [Path(f) for f in a.replay] or sorted(REGRESSIONS.glob("r*.py"))
         for path in paths:

@@ -75,6 +75,14 @@ class ArrayVar(Var):
         using it installs those constants' guards. None for values that depend on inputs."""
         return frame.ctx.known.value_of(self)
 
+    def setattr(self, frame: "Frame", name: str, value: Var) -> None:
+        if name == "shape":     # not modelled: the same object changes shape, seen by every reference to it
+            raise unsupported(BreakCategory.SIDE_EFFECT, f"setting `shape` on {self.describe()}: an in-place "
+                              "reshape of that very array object (every reference to it sees the new shape; "
+                              "AttributeError where a copy would be needed; a DeprecationWarning since NumPy "
+                              "2.5), not modelled: np.reshape gives a view the graph captures")
+        super().setattr(frame, name, value)
+
     def getattr(self, frame: "Frame", name: str) -> Var:
         if name == "shape":
             from .containers import TupleVar

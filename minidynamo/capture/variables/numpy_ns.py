@@ -39,6 +39,9 @@ def wrap_library_value(value: Any, source: Any = None) -> Var:
     from .numpy_spec import SPEC_FUNCTIONS, SpecFunctionVar
     if id(value) in SPEC_FUNCTIONS:
         return SpecFunctionVar(value)
+    if value is np.mgrid or value is np.ogrid:
+        from .grids import GridVar
+        return GridVar(value)
     if value is np.errstate:
         from .errstate import ErrstateClassVar
         return ErrstateClassVar()

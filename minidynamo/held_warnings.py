@@ -33,6 +33,7 @@ import numpy as np
 from . import pyversion
 from .capture.instructions import decode
 from .graph import codegen, control
+from .graph.errstate import ERRSTATE
 from .graph.ir import WHERE, ArraySpec, Graph, Node
 
 _ALWAYS = [("always", None, Warning, None, 0)]
@@ -56,6 +57,8 @@ def _only_warns(node: Node) -> bool:
     by constants only."""
     if not node.is_call:
         return True
+    if any(v in ("raise", "call") for kw in node.meta.get(ERRSTATE, ()) for _, v in kw):
+        return False                # under `np.errstate(invalid="raise")` (or a callback) any ufunc may raise
     if control.is_control(node):
         return all(_only_warns(n) for _, g in control.subgraphs(node) for n in g.nodes)
     target, inputs = node.target, node.inputs()

@@ -29,3 +29,8 @@ def mean_then_inverse(x):
 
 def elementwise(x):
     return np.log(x) * 2                   # warns, never raises: a graph that holds nothing
+
+
+def log_under_invalid_raise(x):
+    with np.errstate(invalid="raise"):     # divide by zero warns, invalid raises FloatingPointError
+        return np.log(x) * 2

@@ -110,3 +110,13 @@ def test_which_graphs_hold_their_warnings():
     held = md.explain(P.log_then_inverse)(np.eye(2)).graphs[0]
     plain = md.explain(P.elementwise)(np.ones(3)).graphs[0]
     assert may_raise(held) and not may_raise(plain)
+
+
+@pytest.mark.parametrize("x", [np.array([0.0, -1.0, 2.0]), np.array([0.0, 2.0]), np.array([-1.0]),
+                               np.ones(3, np.float32)])
+def test_an_elementwise_graph_under_a_raising_errstate_holds_its_warnings(x):
+    # any ufunc may raise inside `np.errstate(invalid="raise")`: the divide-by-zero warning before the
+    # FloatingPointError showed twice (the graph's, then the re-run's)
+    compiled = md.compile(P.log_under_invalid_raise)
+    for _ in range(2):
+        _same(_outcome(P.log_under_invalid_raise, x), _outcome(compiled, x))

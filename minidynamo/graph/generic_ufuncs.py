@@ -19,8 +19,9 @@ from .meta import MetaError, MetaUnsupported, broadcast, is_spec, spec_like
 
 
 def is_generic(uf: Any) -> bool:
-    """An np.ufunc without core dimensions whose loops are not all on Python objects."""
-    return isinstance(uf, np.ufunc) and uf.signature is None and not (
+    """An np.ufunc with outputs, without core dimensions, whose loops are not all on Python objects (a
+    ufunc without outputs writes into an operand: NumPy's test ufunc `inplace_add`, nout 0)."""
+    return isinstance(uf, np.ufunc) and uf.nout >= 1 and uf.signature is None and not (
         uf.types and all("O" in t for t in uf.types))
 
 

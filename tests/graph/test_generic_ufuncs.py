@@ -137,3 +137,22 @@ def test_the_fast_path_blocks_numpys_own_ufuncs_only():
     nodes = {n.op: n for n in out.graphs[0].nodes if n.is_call}
     assert classify(nodes["tanh"]) is not None
     assert classify(nodes[ops.lookup_function(umath._ones_like).name]) is None    # not NumPy's: run whole
+
+
+def _add_in_place(uf, a, b):
+    uf(a[:-1, :-1], b)               # writes into its first operand: no output
+    return a * 2
+
+
+def test_a_ufunc_without_outputs_is_no_op_and_runs_as_eagerly():
+    # NumPy's own test ufunc `inplace_add` (nin 2, nout 0) made capture fail with an internal IndexError
+    # (found by NumPy's test_ufunc.py::TestUfunc::test_operand_flags through the compile plugin)
+    opflag = pytest.importorskip("numpy._core._operand_flag_tests")
+    assert not GU.is_generic(opflag.inplace_add)
+    a = np.arange(16, dtype=np.int64).reshape(4, 4)
+    b = np.arange(9, dtype=np.int64).reshape(3, 3)
+    compiled = md.compile(_add_in_place, options={"suppress_errors": False})
+    for _ in range(2):
+        e_a, c_a = a.copy(), a.copy()
+        assert np.array_equal(_add_in_place(opflag.inplace_add, e_a, b), compiled(opflag.inplace_add, c_a, b))
+        assert np.array_equal(e_a, c_a)

@@ -304,3 +304,23 @@ def test_the_readme_example_of_register_op_runs():
     ns: dict = {"__name__": "readme_register_op"}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(_readme_example("register_op"), "README.md", "exec"), ns)
+
+
+def doubled_rows(x):
+    return np.concatenate([x, x])
+
+
+md.register_op(doubled_rows, meta=lambda x: x)      # wrong: the result has twice the rows
+
+
+def rows_plus_sum(x):
+    y = doubled_rows(x)
+    return y.shape[0] * 1.0 + y.sum()
+
+
+def test_the_script_front_end_checks_a_registered_rule_too():
+    # md.script took the rule's shape as the truth: rows_plus_sum gave 14.0 where eager gives 16.0
+    scripted = md.script(rows_plus_sum)
+    with pytest.raises(Exception, match="the meta rule of .*doubled_rows.* said an ndarray of shape \\(2, 3\\)"):
+        scripted(np.ones((2, 3)))
+    assert md.compile(rows_plus_sum)(np.ones((2, 3))) == rows_plus_sum(np.ones((2, 3))) == 16.0

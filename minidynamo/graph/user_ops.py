@@ -87,12 +87,12 @@ class CheckedCall:
         out = self.op.fn(*args, **kwargs)
         if not matches(self.spec, out):
             message = (f"the meta rule of {describe(self.op.fn)} (op {self.op.name}) said {_text(self.spec)}, "
-                       f"but it returned {_found(out)}: the call runs eagerly")
+                       f"but it returned {_found(out)}")
             if not self.op.warned:
                 self.op.warned = True
-                self.op.warn(f"minidynamo: {message}; fix the meta rule given to register_op/allow_in_graph "
-                             "(reported once)")
-            raise MetaMismatch(message)
+                self.op.warn(f"minidynamo: {message}: a compiled call runs eagerly; fix the meta rule given to "
+                             "register_op/allow_in_graph (reported once)")
+            raise MetaMismatch(message + "; fix the meta rule given to register_op/allow_in_graph")
         return out
 
 

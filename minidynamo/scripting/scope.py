@@ -175,6 +175,8 @@ def record(scope: Scope, opdef: ops.OpDef, target: Any, args: tuple, kwargs: dic
     if opdef.mutates or "out" in kwargs:
         raise MetaError(f"{opdef.name} writes its argument in place")
     spec = opdef.meta(*meta_arg(args), **{k: meta_arg(v) for k, v in kwargs.items()})
+    if opdef.user:      # a registered function: its result is checked against the rule's spec when it runs
+        target = opdef.impl.at(spec)    # (graph/user_ops.py): a wrong rule raises MetaMismatch, never misleads
     node = scope.graph.call(opdef.name, target, args, kwargs, spec=spec)
     if isinstance(spec, tuple):
         getitem = ops.get("getitem")

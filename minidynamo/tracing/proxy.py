@@ -108,6 +108,8 @@ class Recorder:
         spec = opdef.meta(*_specs(largs), **_specs(lkwargs))
         if spec is not None and not isinstance(spec, ArraySpec):
             raise TypeError(f"{opdef.name}: ops with several results are not supported here yet")
+        if opdef.user:      # a registered function: its result checked against its rule's spec, as compile()
+            target = opdef.impl.at(spec)    # checks it (graph/user_ops.py), at the example and when run
         value = self.compute(target, largs, lkwargs)
         node = self.graph.call(opdef.name, target, largs, lkwargs, spec=spec)
         return None if spec is None else self.make_proxy(node, value)

@@ -301,8 +301,8 @@ def _array_difference(a: np.ndarray, b: np.ndarray, path: str, exact: bool) -> s
     if a.shape != b.shape or a.dtype != b.dtype:
         return f"{path}: compiled {a.dtype}{list(a.shape)}, eager {b.dtype}{list(b.shape)}"
     if a.dtype.kind in "biufcmM" and exact:
-        differ = a.view(np.uint8).reshape(a.shape + (-1,)) != b.view(np.uint8).reshape(b.shape + (-1,)) \
-            if a.size and a.flags.c_contiguous and b.flags.c_contiguous else None
+        # (a 0-d array cannot change its itemsize in a view: its one element is compared as a 1-d array)
+        differ = _bytes(a) != _bytes(b) if a.size and a.flags.c_contiguous and b.flags.c_contiguous else None
         differ = differ.any(axis=-1) if differ is not None else ~_equal(a, b)
     elif a.dtype.kind in "fc":
         # the engines' contract (README): rtol 1e-9 / 1e-4 of the array's scale (values near 0 after cancellation)
@@ -315,6 +315,11 @@ def _array_difference(a: np.ndarray, b: np.ndarray, path: str, exact: bool) -> s
         return None
     index = tuple(int(i) for i in np.argwhere(np.asarray(differ))[0])
     return f"{path}{list(index) if index else ''}: compiled {a[index]!r}, eager {b[index]!r}"
+
+
+def _bytes(a: np.ndarray) -> np.ndarray:
+    """The bytes of each element of a C-contiguous array, along a last axis (shape + (itemsize,))."""
+    return a.reshape(a.shape or (1,)).view(np.uint8).reshape(a.shape + (-1,))
 
 
 def _equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:

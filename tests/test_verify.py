@@ -350,3 +350,31 @@ def test_random_streams_are_not_compared_while_another_thread_runs():
     finally:
         stop.set()
         t.join()
+
+
+def write_scalar(out, v):
+    out[...] = v * 2
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.bool_, np.complex128])
+def test_a_zero_d_argument_is_compared_bit_for_bit(dtype):
+    # the comparison viewed a 0-d array as uint8, which NumPy refuses ("Changing the dtype of a 0d array is
+    # only supported if the itemsize is unchanged"): every verified call with a 0-d argument raised that
+    with md.config.patch(verify_every=1):
+        f = md.compile(write_scalar)
+    for _ in range(3):
+        out = np.zeros((), dtype)
+        assert f(out, 3) == write_scalar(np.zeros((), dtype), 3)
+    ns = f._minidynamo.cache.namespace
+    (name,) = _graph_names(f)
+    graph = ns[name]
+
+    def flipped(*args):                     # a wrong graph: the 0-d argument's lowest bit flipped
+        out = graph(*args)
+        a = args[0]
+        a.reshape(1).view(np.uint8)[0] ^= 1
+        return out
+    ns[name] = flipped
+    with pytest.raises(md.VerificationError, match="differs from eager in the result"):
+        f(np.zeros((), dtype), 3)

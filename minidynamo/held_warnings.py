@@ -3,7 +3,8 @@
 Imports graph and capture.instructions. A graph that raises re-runs its function eagerly
 (stitch/guarded_call.py), and the re-run issues again every warning the graph's ops issued before the raise
 (`np.log(0)`, then a singular `np.linalg.inv`): eager shows it once. So a graph holding an op that can raise
-(`may_raise`: any op but an elementwise ufunc or operator on arrays, which only warns) runs with every
+(`may_raise`: any op but elementwise ufuncs and operators on arrays, which only warn unless an errstate makes
+them raise, and shape-checked ops on fixed shapes indexed by constants) runs with every
 warning routed past the filters into a list: for the call only, the module's `filters` become one "always"
 entry and `showwarning` the collector, so no filter version is bumped and no once-per-location registry is
 written. When the graph raises, the list is dropped and the re-run issues the warnings itself. When it
@@ -136,9 +137,8 @@ def _eager_place(message: Any, category: type, filename: str, lineno: int, frame
     """(message, category, filename, lineno, globals) of the warning as eager issues it."""
     if frame is None:
         return message, category, filename, lineno, None
-    if mine and filename in codegen._NODES:
-        columns = _columns(frame)
-        node = codegen.node_at(filename, lineno, columns)
+    if mine:                    # (node_at: None for a line that is not generated graph code)
+        node = codegen.node_at(filename, lineno, _columns(frame))
         where = node.meta.get(WHERE) if node is not None else None
         if where:
             code, index, globals_ = where[-1]

@@ -48,6 +48,7 @@ class Config:
     fast_path: bool = True
     threads: int = dataclasses.field(default_factory=_cores)
     fast_path_min_bytes: int = 1 << 22  # ... for regions whose largest array has this many bytes (0: any, tests)
+    fast_path_one_step_bytes: int = 1 << 25  # ... and for a region of one step (fast_path._bar says why)
     fast_path_block_bytes: int = 0      # bytes of the widest value per block (0: the backend's choice)
     # Shadow verification (verify.py): every Nth warm call also runs eagerly on copies and is compared (0: off).
     # Read when compile() is called (config.patch around it, or compile(..., options={"verify_every": 1})).

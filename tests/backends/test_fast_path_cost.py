@@ -1,6 +1,7 @@
 """What the fast path costs where it cannot gain (issue 29): no shortcut for a region whose arrays can never
 reach fast_path_min_bytes (a slice sized by a folded loop's index), and a region of one step runs in one
-block per thread, not in blocks of cache size (it keeps nothing in cache between steps). Each case is
+block per thread, not in blocks of cache size (it keeps nothing in cache between steps), and only from
+fast_path_one_step_bytes. Each case is
 differential: results, mutated arguments and warnings bit for bit eager's."""
 
 from __future__ import annotations
@@ -102,9 +103,33 @@ def test_a_single_operator_step_on_a_dying_temporary_is_left_to_numpys_elision()
              (lambda alpha, a: alpha * a, (1.5, a), 1),
              (lambda u, v, a: np.add(np.outer(u, v), a), (u, v, a), 1)]
     for fn, args, regions in cases:
-        cfn, rec = compile_fast(fn, fast_path_min_bytes=DEFAULT_MIN, fast_path_block_bytes=0)
+        cfn, rec = compile_fast(fn, fast_path_min_bytes=DEFAULT_MIN, fast_path_one_step_bytes=0,
+                                fast_path_block_bytes=0)
         for _ in range(3):
             want, got = run(fn, args), run(cfn, args)
             assert_bits(want[0], got[0])
             assert want[1:] == got[1:]
         assert len(rec.regions) == regions and rec.stats() == ({"fast": 3} if regions else {}), rec.stats()
+
+
+def test_a_single_step_region_needs_an_array_malloc_would_not_keep_warm():
+    """gesummv's `alpha * A` (2000 x 2000 float64, 30.5 MiB): eager's fresh result reuses memory malloc kept
+    from the last call, and a region of one step only added work (1.09x eager's CPU time on one thread, 1.19x
+    on two). From 32 MiB (glibc's largest mmap threshold: freed arrays go back to the system and each new
+    one is faulted in) the region's reused output pays, so it is kept there; a region of two steps keeps
+    the 4 MiB bar (its blocks stay in cache from one step to the next)."""
+    rng = np.random.default_rng(6)
+    one_step = config.Config().fast_path_one_step_bytes
+    assert one_step == 1 << 25
+    small, big = rng.random((2000, 2000)), rng.random((2048, 2048))
+    cases = [(lambda alpha, a: alpha * a, (1.5, small), 0),
+             (lambda alpha, a: alpha * a, (1.5, big), 1),
+             (lambda alpha, a: np.tanh(a) * alpha, (1.5, small), 1)]
+    for fn, args, regions in cases:
+        cfn, rec = compile_fast(fn, fast_path_min_bytes=DEFAULT_MIN, fast_path_one_step_bytes=one_step,
+                                fast_path_block_bytes=0)
+        for _ in range(2):
+            want, got = run(fn, args), run(cfn, args)
+            assert_bits(want[0], got[0])
+            assert want[1:] == got[1:]
+        assert len(rec.regions) == regions, (args[1].shape, rec.regions)

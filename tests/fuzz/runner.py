@@ -481,7 +481,7 @@ def _force_fast_path() -> Counter:
     """Every region through the fast path (min bytes 0, smallest blocks); the outcomes of its calls."""
     from minidynamo import config
     from minidynamo.backends.fast_path.runner import Region
-    config.set_config(fast_path_min_bytes=0, fast_path_block_bytes=1)
+    config.set_config(fast_path_min_bytes=0, fast_path_one_step_bytes=0, fast_path_block_bytes=1)
     outcomes: Counter = Counter()
     call = Region.__call__
 

@@ -8,7 +8,8 @@ and the region's own lines run as before. Results are eager's bit for bit, warni
 layout.py says which blocks keep every element on eager's code path, runner.py how errors fall back.
 Config: `fast_path` (on), `threads` (default: the machine's cores; 1: blocks on the calling thread only),
 `fast_path_min_bytes` (a region whose largest array is smaller runs as today: no shortcut, no cost; 0 also
-runs a region of one block through the fast path, which tests use), `fast_path_block_bytes`.
+runs a region of one block through the fast path, which tests use), `fast_path_one_step_bytes` (the same bar
+for a region of one step, 32 MiB: see _bar), `fast_path_block_bytes`.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ def shortcuts(graph: Graph, cfg: Any) -> dict[int, list[Shortcut]]:
 def _collect(graph: Graph, cfg: Any, found: dict[int, list[Shortcut]]) -> None:
     if _has_large(graph, cfg.fast_path_min_bytes):      # (small graphs: not even looked at)
         inline = inlining.plan(graph.nodes, graph.outputs, codegen.is_operator)
-        made = [_shortcut(spec, cfg) for spec in find_regions(graph)
-                if _large(spec, cfg.fast_path_min_bytes) and not _eager_reuses(spec, inline)]
+        made = [_shortcut(spec, cfg, bar) for spec in find_regions(graph)
+                if _large(spec, bar := _bar(spec, cfg)) and not _eager_reuses(spec, inline)]
         if made:
             found[id(graph)] = made
     for node in graph.nodes:
@@ -44,8 +45,20 @@ def _collect(graph: Graph, cfg: Any, found: dict[int, list[Shortcut]]) -> None:
             _collect(sub, cfg, found)
 
 
-def _shortcut(spec: RegionSpec, cfg: Any) -> Shortcut:
-    region = Region(spec, cfg.threads, cfg.fast_path_block_bytes, cfg.fast_path_min_bytes)
+def _bar(spec: RegionSpec, cfg: Any) -> int:
+    """The bytes the region's largest array must reach. A region of one step keeps nothing in cache between
+    steps; what it gains is its reused output, where eager's fresh result costs page faults: with glibc's
+    malloc, an array of 32 MiB or more (its largest mmap threshold) is handed back to the system when freed
+    and every new one is faulted in again (`alpha * A`, 2048 x 2048 float64: eager 7.6 ms, the region 2.9),
+    while a smaller one reuses memory malloc keeps warm (2000 x 2000: eager 2.4 ms, the region 1.09x that on
+    one thread, 1.19x in CPU time on two). So one step needs `fast_path_one_step_bytes` too."""
+    if len(spec.steps) == 1:
+        return max(cfg.fast_path_min_bytes, cfg.fast_path_one_step_bytes)
+    return cfg.fast_path_min_bytes
+
+
+def _shortcut(spec: RegionSpec, cfg: Any, bar: int) -> Shortcut:
+    region = Region(spec, cfg.threads, cfg.fast_path_block_bytes, bar)
     return Shortcut(tuple(spec.nodes), tuple(spec.inputs), tuple(spec.steps[i].node for i in spec.outputs), region)
 
 

@@ -42,6 +42,9 @@ def wrap_library_value(value: Any, source: Any = None) -> Var:
     if value is np.mgrid or value is np.ogrid:
         from .grids import GridVar
         return GridVar(value)
+    if value is np.r_ or value is np.c_:
+        from .concatenators import ConcatenatorVar
+        return ConcatenatorVar(value)
     if value is np.errstate:
         from .errstate import ErrstateClassVar
         return ErrstateClassVar()

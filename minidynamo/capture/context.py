@@ -42,7 +42,7 @@ from .variables.objects import OpaqueVar, UserObjectVar
 from .variables.errstate import ErrstateClassVar
 from .variables.rng import RNG_TYPES, RngClassVar, RngVar, rng_input
 from .variables.scalar import SCALAR_TYPES, ScalarVar
-from .variables import stdlib  # noqa: F401  (registers map, filter, operator.*, itertools.* ... in BUILTINS)
+from .variables import deep_copies, stdlib  # noqa: F401  (register copy.deepcopy, map, operator.* ... in BUILTINS)
 from .variables.sets import SourcedSetVar  # (the module registers set in BUILTINS)
 from ..signatures import code_signature
 from . import break_codes as codes, mask_counts
@@ -189,6 +189,9 @@ class CaptureContext:
         if ops.lookup_function(value) is not None or substitute_for(value) is not None:    # (hatches.py)
             self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
             return wrap_library_value(value, source)
+        if isinstance(value, types.FunctionType) and value in BUILTINS:    # copy.deepcopy (deep_copies.py)
+            self.guard([G.Guard(expr, G.GuardKind.ID, value, desc)])
+            return BuiltinVar(value, source)
         if isinstance(value, types.FunctionType):
             identity = [G.Guard(expr, G.GuardKind.ID, value, desc)]
             if is_module_level(value):

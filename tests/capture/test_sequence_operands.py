@@ -97,3 +97,19 @@ def test_a_rule_that_does_not_model_an_argument_is_unsupported_not_the_programs_
     r = check(mismatch, np.ones((2, 3)), np.ones((2, 3)))
     assert r.reasons[0].category == BreakCategory.EXCEPTION
     assert not r.reasons[0].message.startswith("matmul: matmul:")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.bool_])
+def test_nested_lists_of_numpy_scalars_and_rows_stack_level_by_level(dtype):
+    """A from-scratch CNN's `np.array([[q.mean() for q in col] for col in quads])`: one graph, the array
+    NumPy makes (shape, dtype); parts of other dtypes or shapes keep NumPy's own conversion (a break)."""
+    def grid_of_means(img):
+        quads = [np.vsplit(half, 2) for half in np.hsplit(img, 2)]
+        return np.array([[q.max() for q in col] for col in quads]), np.array([[img[0], img[1]], [img[1], img[0]]])
+
+    def mixed(a, b):
+        return np.array([[a[0], a[1]], [b[0], b[1]]])          # float64 and float32 scalars: NumPy promotes
+    img = (np.arange(16).reshape(4, 4) % 3).astype(dtype)
+    r = check(grid_of_means, img, calls=[(img[::-1].copy(),)])
+    assert not r.reasons and len(r.graphs) == 1
+    check(mixed, np.arange(2.0), np.arange(2.0, dtype=np.float32))

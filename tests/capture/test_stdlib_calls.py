@@ -73,3 +73,20 @@ def test_a_getter_read_from_a_global_or_an_argument_is_guarded_by_identity():
     def wrong(rows):
         return itemgetter(0)(), itemgetter(5)(rows)     # TypeError and IndexError: Python's, as eagerly
     check(wrong, rows)
+
+
+
+ROWS = [np.array([1.0, 3.0, 2.0]), np.array([np.nan, 1.0, 2.0]), np.array([1.0, np.nan, 0.5]),
+        np.array([-0.0, 0.0, -0.0]), np.array([3, -7, 3], np.int8), np.array([True, False, True])]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: f"{r.dtype}-{r.tolist()}")
+def test_max_and_min_over_an_arrays_elements_break_with_their_own_reason(row):
+    """numpy-ml's `m = max(row)` over a 1-d array compares NumPy scalars the graph computes, one by one:
+    a break at the call, named as such (not "a branch"), with np.max as the rewrite; results are Python's
+    (a NaN first stays, -0.0 before 0.0). Recorded as selects in the graph it cost 2.5x-23x eager."""
+    def extremes(r):
+        return max(r) + 0.0, min(r) * 1
+    r = check(extremes, row, calls=[(row[::-1].copy(),)])
+    assert r.reasons and all("over NumPy scalars the graph computes compares them one by one" in b.message
+                             for b in r.reasons), r.reasons

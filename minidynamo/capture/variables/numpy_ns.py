@@ -162,15 +162,26 @@ _READ_AS_ARRAY = {*_CONVERSIONS, "sum", "prod", "mean", "max", "min", "argmax", 
 def _stacked_sequence(frame: "Frame", opdef: ops.OpDef, args: list[Var]) -> Var | None:
     """A list or tuple of graph arrays of one static shape and dtype (or of Python floats the graph computes),
     where NumPy converts it to an array (`np.mean(batch_losses)`, `np.array(rows)`): the same array as np.stack
-    of its items, recorded as that."""
+    of its items, recorded as that. Nested lists (`np.array([[q.mean() for q in row] for row in grid])`) are
+    stacked level by level, each level's parts again of one static shape and dtype."""
+    from .containers import ListVar, TupleVar
+    if opdef.name not in _READ_AS_ARRAY or not args or not isinstance(args[0], (ListVar, TupleVar)):
+        return None
+    return _stacked(frame, args[0], depth=0)
+
+
+def _stacked(frame: "Frame", seq: Var, depth: int) -> Var | None:
     from .array import ArrayVar
     from .containers import ListVar, TupleVar
     from .scalar import ScalarVar
-    if opdef.name not in _READ_AS_ARRAY or not args or not isinstance(args[0], (ListVar, TupleVar)):
-        return None
-    items = args[0].iterate(frame)
+    items = seq.iterate(frame)
     if items and all(isinstance(i, ScalarVar) and type(i.value) is float for i in items):
         return frame.ctx.record(ops.REGISTRY["stack"], [TupleVar(list(items))], {}, target=np.stack)
+    if items and depth < 8 and all(type(i) in (ListVar, TupleVar) for i in items):
+        parts = [_stacked(frame, i, depth + 1) for i in items]
+        if any(p is None for p in parts):
+            return None
+        items = parts
     if not items or any(type(i) is not ArrayVar for i in items):
         return None
     shape, dtype = items[0].spec.shape, items[0].spec.dtype

@@ -77,8 +77,8 @@ def render(models: list[Model], results: dict[str, dict[str, Outcome]], quick: b
 
 
 def real_code_section(models: list[Model], results: dict[str, dict[str, Outcome]]) -> list[str]:
-    """`compile` on the real-code models (benchmarks/corpus/real_code.py, issue 9): correct, graphs per
-    model, and the shares of models with no break and with no graph at all."""
+    """`compile` on the real-code models (benchmarks/corpus/real_code.py, issue 9; idioms.py, issue 27):
+    correct, graphs per model, and the shares of models with no break and with no graph at all."""
     real = [m for m in models if m.name.startswith("rc_")]
     if not real:
         return []

@@ -45,9 +45,9 @@ class Model:
 
 def registry() -> list[Model]:
     """Every model of every corpus module, in a fixed order."""
-    from . import nets, python_style, physics, real_code, training
+    from . import idioms, nets, python_style, physics, real_code, training
     models: list[Model] = []
-    for module in (nets, training, physics, python_style, real_code):
+    for module in (nets, training, physics, python_style, real_code, idioms):
         models += module.MODELS
     names = [m.name for m in models]
     duplicates = sorted({n for n in names if names.count(n) > 1})

@@ -11,8 +11,6 @@ from typing import Final
 
 VERSION: Final = sys.version_info[:2]
 PY311: Final = VERSION == (3, 11)
-PY312: Final = VERSION == (3, 12)
-PY313: Final = VERSION == (3, 13)
 # The versions whose bytecode this package knows. A newer Python never reaches generated code: compile()
 # returns a function running the original eagerly, with one warning (api.py).
 OLDEST_SUPPORTED: Final = (3, 11)
@@ -45,28 +43,15 @@ def read_call_slots(bottom: object, top: object) -> tuple[object, object]:
         return top, None
     return bottom, top
 
-# 3.11: PRECALL n precedes CALL n; 3.12 dropped PRECALL.
-HAS_PRECALL: Final = VERSION < (3, 12)
-# 3.13 replaced KW_NAMES + CALL with CALL_KW (the names tuple is a stack value).
-HAS_KW_NAMES: Final = VERSION < (3, 13)
-# 3.11: LOAD_METHOD 'name' and LOAD_ATTR 'name'; 3.12+: LOAD_ATTR (is_method, name).
-LOAD_ATTR_HAS_METHOD_FLAG: Final = VERSION >= (3, 12)
-# 3.11: POP_JUMP_FORWARD_IF_* / POP_JUMP_BACKWARD_IF_*; 3.12+: POP_JUMP_IF_* (direction from the target).
-DIRECTIONAL_JUMPS: Final = VERSION < (3, 12)
-# 3.13: POP_JUMP_IF_* need an exact bool, so TO_BOOL precedes them (a numpy.bool_ is silently "true").
-JUMPS_NEED_TO_BOOL: Final = VERSION >= (3, 13)
-# 3.12-3.13: RETURN_CONST; 3.11 and 3.14+: LOAD_CONST (or LOAD_SMALL_INT) + RETURN_VALUE.
-HAS_RETURN_CONST: Final = (3, 12) <= VERSION <= (3, 13)
-# 3.12 (PEP 709) inlines list/dict/set comprehensions into the enclosing code.
-INLINED_COMPREHENSIONS: Final = VERSION >= (3, 12)
-# 3.12: END_FOR pops iterator and value; 3.13: END_FOR + POP_TOP; 3.14+: END_FOR + POP_ITER; 3.11: neither.
-HAS_END_FOR: Final = VERSION >= (3, 12)
-# 3.13: LOAD_CLOSURE is a pseudo op; closures are built with LOAD_FAST on the cell.
-LOAD_CLOSURE_IS_PSEUDO: Final = VERSION >= (3, 13)
-# 3.13: MAKE_FUNCTION takes no flags; SET_FUNCTION_ATTRIBUTE attaches defaults/closure/annotations.
-HAS_SET_FUNCTION_ATTRIBUTE: Final = VERSION >= (3, 13)
-# 3.13 fuses LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST (3.14 adds the borrow pair).
-HAS_SUPERINSTRUCTIONS: Final = VERSION >= (3, 13)
+# Differences the handlers register by version range themselves (capture/handlers: `since=`, `until=`),
+# listed here so that every version difference can be read in one place: 3.11's PRECALL before CALL (3.12 dropped it); KW_NAMES + CALL
+# (3.13: CALL_KW, the names a stack value); 3.11's LOAD_METHOD (3.12+: LOAD_ATTR with a method flag);
+# 3.11's POP_JUMP_FORWARD/BACKWARD_IF_* (3.12+: POP_JUMP_IF_*); 3.13's TO_BOOL before every POP_JUMP_IF_*
+# (a numpy.bool_ would be silently "true"); RETURN_CONST in 3.12-3.13 only; 3.12's inlined comprehensions
+# (PEP 709); END_FOR from 3.12; 3.13's LOAD_CLOSURE as a pseudo op and SET_FUNCTION_ATTRIBUTE; 3.13's
+# superinstructions (LOAD_FAST_LOAD_FAST, STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST; 3.14 the borrow pair);
+# 3.12's BINARY_SLICE / STORE_SLICE; 3.14's BINARY_SUBSCR as BINARY_OP with NB_SUBSCR.
+
 # An exhausted FOR_ITER pops the iterator and jumps to its target (3.11), or past the END_FOR there (3.12),
 # or past END_FOR + POP_TOP (3.13); 3.14+ jumps past END_FOR onto POP_ITER, which pops the iterator: for
 # capture the same as 3.13, so loop exits continue 2 past the target. `bytecode` labels the END_FOR itself.
@@ -75,10 +60,6 @@ FOR_ITER_EXIT_SKIP: Final = {(3, 11): 0, (3, 12): 1}.get(VERSION, 2)
 # sequence and a tagged index no Python code can hold); FOR_ITER reads both, POP_ITER pops both. Capture
 # and generated code always use [iterator, NULL], which 3.15's FOR_ITER runs as the plain iterator protocol.
 ITER_SLOTS: Final = 2 if VERSION >= (3, 15) else 1
-# 3.12: BINARY_SLICE / STORE_SLICE for a[b:c] with no step (3.14 folds constant bounds into one slice constant).
-HAS_BINARY_SLICE: Final = VERSION >= (3, 12)
-# 3.14: BINARY_SUBSCR became BINARY_OP with BinaryOp.SUBSCR (NB_SUBSCR).
-SUBSCR_IS_BINARY_OP: Final = VERSION >= (3, 14)
 # 3.14: CALL_FUNCTION_EX always has a keyword-arguments slot above the positional tuple (NULL without
 # `**`); 3.11-3.13: bit 0 of its oparg says whether a mapping is there.
 CALL_EX_HAS_KWARGS_SLOT: Final = VERSION >= (3, 14)
@@ -96,7 +77,6 @@ WHILE_TESTED_AT_TOP: Final = VERSION >= (3, 14)
 IMPORT_NAME_HAS_LAZY_FLAG: Final = VERSION >= (3, 15)
 # 3.14: t-strings (PEP 750): BUILD_INTERPOLATION, BUILD_TEMPLATE.
 HAS_TEMPLATE_STRINGS: Final = VERSION >= (3, 14)
-# 3.12: LOAD_GLOBAL / LOAD_ATTR / LOAD_SUPER_ATTR tuple args; 3.11 LOAD_GLOBAL already (push_null, name).
 
 
 # 3.12+: a plain LOAD_FAST is not checked for an unbound local (a resume function that reads one it was not

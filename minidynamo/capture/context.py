@@ -32,7 +32,7 @@ from .variables.array import ArrayVar
 from .variables.base import Var, unsupported
 from .variables.builtins import BUILTINS, BuiltinVar, container_method
 from .variables.const import ConstVar
-from .variables.containers import DictVar, ListVar, SliceVar, TupleVar
+from .variables.containers import ListVar, SliceVar, TupleVar
 from .variables.functions import BoundMethodVar, CellBox, UserFunctionVar
 from .variables.function_sources import is_module_level
 from .variables.lazy_array import LazyArrayVar

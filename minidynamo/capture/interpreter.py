@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass
+from typing import Any
 
 from .. import guards as G
 from ..errors import GraphBreak

@@ -22,7 +22,6 @@ from .expressions import ExprCompiler
 from .merge import build_cond, build_while, loop_scope
 from .scope import UNDEFINED, Scope, Where, const_node, record_python
 
-_RETURNED = "___return"
 
 
 def parse(fn: types.FunctionType) -> tuple[ast.FunctionDef, Where]:

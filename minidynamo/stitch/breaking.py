@@ -2,10 +2,11 @@
 the breaking instruction as plain Python (its plain form, registered next to its handler in
 capture/handlers), and continue in a resume function. Imports capture and stitch.
 
-`build_break_body(ctx, frame, resume_for)` takes the root frame stopped *before* the breaking instruction
-(capture restarts and stops there, so nothing of it is half applied) and returns an EntryBody whose last
-line returns the resume function's result. `resume_for(index, stack_layout, local_names)` gives the
-compiled resume function (the caller owns compiling and caching it).
+`prepare_break(ctx, frame, compiled_callee)` takes the root frame stopped *before* the breaking instruction
+(capture restarts and stops there, so nothing of it is half applied) and returns the BreakParts: the graph
+call, the write-backs, the instruction as Python and the live values; `hand_over(frame, parts, resume)`
+adds the lines that call the resume function (partial.py compiles and caches it and assembles the entry).
+`prepare_loop_back` and `loop_state_expr` do the same at a loop header for the loop drivers.
 """
 
 from __future__ import annotations

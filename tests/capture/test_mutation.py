@@ -1,6 +1,7 @@
 """Mutations through compile: in-place array ops, item writes, views of inputs written into, aliasing,
 list/dict/global/attribute writes. Each must happen exactly once per call, in eager order; printing must
-neither repeat nor vanish (a break currently runs the whole frame eagerly, which keeps that true)."""
+neither repeat nor vanish (a print is a break: the graph before it writes its side effects back, the print
+runs as plain Python, and a resume function continues)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,6 @@ for a region of one step, 32 MiB: see _bar), `fast_path_block_bytes`.
 
 from __future__ import annotations
 
-import math
 import operator
 from typing import Any
 

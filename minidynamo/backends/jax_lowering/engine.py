@@ -128,11 +128,6 @@ def _needs_x64(graph: Graph) -> bool:
     return False
 
 
-def _is_float(spec: Any) -> bool:
-    specs = spec if isinstance(spec, tuple) else (spec,)
-    return any(isinstance(s, ArraySpec) and s.dtype.kind in "fc" for s in specs)
-
-
 def _all_finite(value: Any) -> Any:
     """True when no element is nan/inf: `v - v` is exactly 0 where v is finite and nan where it is not, and
     a sum of zeros cannot overflow. The sum runs over the leading axes only (adding whole rows vectorizes

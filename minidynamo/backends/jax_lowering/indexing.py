@@ -21,10 +21,6 @@ def _items(index: Any) -> tuple:
     return index if isinstance(index, tuple) else (index,)
 
 
-def _is_data(item: Any) -> bool:
-    return isinstance(item, Node)
-
-
 def _is_bool_node(item: Any) -> bool:
     return isinstance(item, Node) and isinstance(item.spec, ArraySpec) and item.spec.dtype == np.bool_
 

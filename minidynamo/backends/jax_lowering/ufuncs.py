@@ -21,15 +21,6 @@ from ...graph.ops import INPLACE_NAMES, REGISTRY, BINARY_OPERATORS
 from .pynumbers import lower_python_number, refuse_python_number
 from .trig import FAST as FAST_TRIG
 
-# ufunc names lowered to the jnp function of the same name (after the casts above).
-SAME_NAME = ("absolute add arccos arccosh arcsin arcsinh arctan arctan2 arctanh bitwise_and bitwise_count "
-             "bitwise_or bitwise_xor cbrt ceil conjugate copysign cos cosh deg2rad degrees divide divmod equal "
-             "exp exp2 expm1 fabs float_power floor floor_divide fmax fmin fmod frexp gcd greater "
-             "greater_equal heaviside hypot invert isfinite isinf isnan lcm ldexp left_shift less less_equal "
-             "log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor "
-             "matmul matvec maximum minimum modf multiply negative nextafter not_equal positive power "
-             "rad2deg radians reciprocal remainder right_shift rint sign signbit sin sinh spacing sqrt "
-             "square subtract tan tanh trunc vecdot vecmat").split()
 NOT_LOWERED = {"isnat": "datetime arrays only; the engine holds no datetimes"}
 _DIVISIONS = {"floor_divide", "remainder", "fmod", "divmod"}
 _ROUNDING = {"ceil", "floor", "rint", "trunc"}

@@ -13,7 +13,7 @@ from .. import break_codes as codes
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
-from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, slice_of, wrap_constant
+from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, slice_of
 
 if TYPE_CHECKING:
     from ..frame import Frame

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import functools
 import threading
 import time
@@ -46,6 +47,13 @@ from .hatches import disabled_reason
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()
 GLOBAL_STATS = {"captures": 0, "cache_hits": 0, "guard_failures": 0, "recompiles": 0, "fallbacks": 0}
+
+
+class Decision(enum.Enum):
+    """What a miss does when it makes no new entry."""
+
+    EAGER = "eager"     # run the function as plain Python: skipped, past the cache limit, an internal error
+    RETRY = "retry"     # call the dispatcher again: another thread changed the cache meanwhile (it may hit)
 
 
 class CompiledState:
@@ -98,8 +106,7 @@ class CompiledState:
             cause, self._new_cause = self._new_cause, None
             if isinstance(entry, Entry):
                 self._in_miss.active = True
-        # ("retry": another thread changed the cache while we waited: its code may well hit)
-        target = self.fn if entry == "eager" else self.cache.dispatcher
+        target = self.fn if entry is Decision.EAGER else self.cache.dispatcher
         pending = [*reversed(args)]
         del args                # the callee gets the only references this frame had (cache.moved)
         if not isinstance(entry, Entry):
@@ -120,17 +127,17 @@ class CompiledState:
             if entry.hits[0] > before:
                 entry.hits[0] -= 1
 
-    def _decide(self, seen: int, args: tuple, kwargs: dict) -> Entry | str:
-        """Under the lock: a new entry, or "eager" (skipped, past the limit, internal error) or "retry"."""
+    def _decide(self, seen: int, args: tuple, kwargs: dict) -> Entry | Decision:
+        """Under the lock: a new entry, or a Decision (run eagerly, or retry the dispatcher)."""
         if self.skip_reason is not None or getattr(self._in_miss, "active", False):
-            return "eager"
+            return Decision.EAGER
         if seen != self.cache.generation:
-            return "retry"
+            return Decision.RETRY
         if signature_text(code_signature(self.fn)) != (self.cache.params, self.cache.forward):
             self.skip_reason = (f"{self.fn.__qualname__}.__code__ was replaced by code of another signature: the "
                                 f"compiled function keeps the signature it was compiled with, and runs the new "
                                 f"code as plain Python")
-            return "eager"
+            return Decision.EAGER
         cfg = self.cfg()
         if self.cache.stats.mode not in (Mode.PAST_LIMIT, Mode.TIMING):   # (there the dispatcher counts them)
             self.cache.stats.misses += 1
@@ -138,7 +145,7 @@ class CompiledState:
             if not self.warned_limit:
                 self._warn_limit(cfg, self._failure_reasons(args, kwargs))
             self.past_limit.window(self.cache, self.lock)
-            return "eager"
+            return Decision.EAGER
         try:
             failed, why = self._record_failures(args, kwargs)
             return self._capture(args, kwargs, cfg, failed, why)
@@ -146,7 +153,7 @@ class CompiledState:
             raise
         except Exception as e:   # the one logged fallback: an internal error never reaches the user
             self._fall_back(e, cfg)
-            return "eager"
+            return Decision.EAGER
 
     def _fall_back(self, e: Exception, cfg: _config.Config) -> None:
         """An internal error during capture: raise it (suppress_errors off), or from now on run this function

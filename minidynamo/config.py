@@ -41,6 +41,8 @@ class Config:
     # ... and on a distributed Client keeps up to this many bytes of them scattered on the workers, reused
     # while unchanged (least recently used released past it; 0: embed them in every call's graph instead)
     dask_scatter_bytes: int = 1 << 34
+    # backend="jax": a folder for JAX's persistent compilation cache, shared by later processes ("": off)
+    jax_cache_dir: str = ""
     auto_cond: bool = True              # a data-dependent if with pure arms becomes a cond node, not a break
     fori_loops: bool = True             # a for-range loop whose body is graph code becomes a fori_loop node
     # The default backend's exact fast path (backends/fast_path/): large element-wise and row-wise regions run
@@ -63,6 +65,8 @@ class Config:
             value = getattr(self, f.name)
             if f.type == "bool" and type(value) is not bool:
                 raise TypeError(f"config option {f.name} must be True or False, got {value!r}")
+            if f.type == "str" and type(value) is not str:
+                raise TypeError(f"config option {f.name} must be a str, got {value!r}")
             if f.type == "int" and (type(value) is not int or value < 0):
                 raise TypeError(f"config option {f.name} must be an int >= 0, got {value!r}")
         if self.verify_action not in tuple(VerifyAction):

@@ -6,11 +6,14 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
+import os
+import pathlib
 
 import numpy as np
 import pytest
 
 from benchmarks.corpus import MODELS, SIZES
+from benchmarks.public_models import SOURCES as PUBLIC_SOURCES
 
 NAMES = [m.name for m in MODELS]
 
@@ -182,3 +185,50 @@ def test_real_code_parts_of_a_split_run_render_as_one_table(tmp_path, capsys):
     stats = real_code.main(argv=["--from", str(part), "--only", "none"])
     assert stats["npbench/S"]["geomean"] == 1.01 and stats["npbench/M"]["failed"] == 1
     assert "inputs not built" in capsys.readouterr().out
+
+
+def test_public_models_comparison_is_bit_for_bit():
+    """benchmarks/public_models.py's comparison: -0.0 is not 0.0, NaNs of the same bits agree, dtypes,
+    object attributes and dict order count. Needs no public source."""
+    from benchmarks.public_models import difference
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+    assert difference(np.array([0.0]), np.array([-0.0])) and difference(-0.0, 0.0)
+    assert not difference(np.array([np.nan]), np.array([np.nan])) and not difference(float("nan"), float("nan"))
+    assert difference(np.ones(2, np.float32), np.ones(2))
+    assert difference(Box(np.ones(2)), Box(np.zeros(2))).startswith("the result.__dict__")
+    assert difference({"a": 1, "b": 2}, {"b": 2, "a": 1}) and not difference((Box(1), [2.5]), (Box(1), [2.5]))
+
+
+def test_public_models_table_counts_breaks_graphs_and_wrong_results(tmp_path, monkeypatch):
+    from benchmarks import public_models as pm, report
+    monkeypatch.setattr(report, "RESULTS", tmp_path)
+    rows = [pm.Result("a", "mlfs", correct=True, graphs=1),
+            pm.Result("b", "nml", correct=True, graphs=2, breaks=1, reasons=["[MD0009] branch on x"]),
+            pm.Result("c", "p2n", correct=False, mismatch="warm call: the result: values differ", graphs=1),
+            pm.Result("d", "hn", error="not built: ImportError: x")]
+    t = pm.totals(rows)
+    assert (t["ran"], t["no_break"], t["wrong"], t["not_run"]) == (3, 2, 1, 1)
+    assert t["graphs_per_case"] == 4 / 3 and t["codes"] == {"[MD0009]": 1}
+    text = pm.render(rows, quick=True)
+    assert "2/3 (67%)" in text and "[MD0009] branch on x" in text and (tmp_path / "quick" / "public_models.md").exists()
+
+
+PUBLIC = pathlib.Path(os.environ.get("MINIDYNAMO_PUBLIC_MODELS", "/tmp/public"))
+
+
+@pytest.mark.skipif(not all((PUBLIC / s.folder / s.paths).exists() for s in PUBLIC_SOURCES.values()),
+                    reason="the public model sources are not exported (see benchmarks/public_models.py)")
+@pytest.mark.parametrize("name", ["mlfs_adam", "nml_is_stochastic", "p2n_random_walk_fastest", "sph_density",
+                                  "hn_bn_forward", "cnn_maxpool"])
+def test_public_model_cases_load_and_agree(name):
+    """A few cases of each kind run through the harness as the table does: loaded with the shims, eager and
+    compiled bit for bit."""
+    from benchmarks import public_models as pm
+    case = next(c for c in pm.CASES if c.name == name)
+    result = pm.run_case(case, pm.Loader(PUBLIC))
+    assert not result.error and result.correct, (result.error, result.mismatch)
+    assert result.graphs >= 1

@@ -319,6 +319,8 @@ def numpy_surface_not_lowered(registry: dict) -> dict[str, str]:
     for name in ("atleast_1d", "atleast_2d", "atleast_3d", "insert", "isclose", "hsplit", "vsplit", "dsplit",
                  "digitize", "sliding_window_view"):
         reasons[name] = "not lowered yet: runs as NumPy (registered for capture of real code, not for engines)"
+    reasons["nonzero"] = ("its length is a mask's count, known only when the graph runs: engines get no count "
+                          "symbol and break before it")
     for name in ("allclose", "array_equal", "array_equiv"):
         reasons[name] = "answers with a Python bool, which stays in Python (runs as NumPy)"
     for name, opdef in registry.items():

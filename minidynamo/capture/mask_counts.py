@@ -6,7 +6,9 @@ loop, nbody's `r[r > 0] ** -1.5`) as NumPy computes it, on the selected elements
 and exceptions are eager's; any decision on the count (a Python `if len(sel)`, a shape that must equal
 another's, a rule that needs a concrete size) cannot be guarded and breaks (on_varying, VALUE_SHAPE). One
 symbol per mask node, so every selection by the same mask has the same length and selections by two masks
-never share one. Only for backends that run NumPy's own code (api passes `mask_counts`): engines that need
+never share one; np.nonzero (one-argument np.where) of a node gives index arrays of that node's symbol. A
+branch on a count one of whose ways only raises (`assert len(X[X < 0]) == 0`) is speculated instead
+(capture/speculation.py). Only for backends that run NumPy's own code (api passes `mask_counts`): engines that need
 static shapes keep the break before the selection.
 """
 
@@ -35,16 +37,27 @@ def _varying(text: str) -> None:
 
 
 def hand_count(ctx: Any, op: str, g_args: tuple, s_kwargs: dict) -> None:
-    """Give getitem's rule the count symbol of the one mask node its index holds (`mask_count=`)."""
-    if op != "getitem" or not ctx.mask_counts or len(g_args) != 2:
+    """Give getitem's rule the count symbol of the one mask node its index holds, and np.nonzero's (and
+    one-argument np.where's) the count of its array's nonzero items (`mask_count=`): one symbol per node, so
+    `x[m]` and `np.nonzero(m)` have the same length."""
+    if not ctx.mask_counts:
+        return
+    if op in ("nonzero", "where") and len(g_args) == 1 and isinstance(g_args[0], Node) \
+            and isinstance(g_args[0].spec, ArraySpec) and g_args[0].spec.ndim > 0:
+        s_kwargs["mask_count"] = _count(ctx, g_args[0])
+        return
+    if op != "getitem" or len(g_args) != 2:
         return
     items = g_args[1] if isinstance(g_args[1], tuple) else (g_args[1],)
     masks = [i for i in items if isinstance(i, Node) and isinstance(i.spec, ArraySpec)
              and i.spec.dtype == np.bool_ and i.spec.ndim > 0]
     if len(masks) != 1:
         return
-    mask = masks[0]
+    s_kwargs["mask_count"] = _count(ctx, masks[0])
+
+
+def _count(ctx: Any, mask: Node) -> Any:
     known = ctx.counts.get(id(mask))
     if known is None:
         known = ctx.counts[id(mask)] = (mask, ctx.shape_env.create_count(mask.spec.size))
-    s_kwargs["mask_count"] = known[1]
+    return known[1]

@@ -206,14 +206,26 @@ def astype_meta(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", s
     return ArraySpec(x.shape, dt, scalar=x.scalar)
 
 
-def where_meta(condition: Any, x: Any = NOVALUE, y: Any = NOVALUE) -> ArraySpec:
-    """Three-argument np.where; the one-argument form is np.nonzero, a data-dependent shape."""
+def where_meta(condition: Any, x: Any = NOVALUE, y: Any = NOVALUE, mask_count: Any = None) -> Any:
+    """Three-argument np.where; the one-argument form is np.nonzero (nonzero_meta)."""
     if x is NOVALUE and y is NOVALUE:
-        raise DataDependentShape("where: data-dependent shape (one-argument np.where is np.nonzero)")
+        return nonzero_meta(condition, mask_count, name="where")
     if x is NOVALUE or y is NOVALUE:
         raise MetaError("where: either both or neither of x and y should be given")
     shape = broadcast(*(v.shape for v in (condition, x, y) if is_spec(v)))
     return ArraySpec(shape, result_dtype("where", np.where, probe(condition), probe(x), probe(y)))
+
+
+def nonzero_meta(a: Any, mask_count: Any = None, name: str = "nonzero") -> tuple[ArraySpec, ...]:
+    """np.nonzero(a) (a.nonzero(), one-argument np.where): one intp index array per axis, each as long as a's
+    count of nonzero items, known only when the graph runs: `mask_count`, the count symbol capture hands the
+    rule for a graph array (capture/mask_counts.py; the same symbol as `x[a]`'s length for a boolean a).
+    Without one (an engine that needs static shapes, a front end without counts) the shape is data."""
+    x = as_spec(a)
+    if mask_count is None or x.ndim == 0:      # (NumPy refuses nonzero on 0-d arrays)
+        detail = " (one-argument np.where is np.nonzero)" if name == "where" else ""
+        raise DataDependentShape(f"{name}: data-dependent shape{detail}")
+    return tuple(ArraySpec((mask_count,), np.dtype(np.intp)) for _ in range(x.ndim))
 
 
 def copy_meta(a: Any, order: str = "K", subok: bool = False) -> ArraySpec:

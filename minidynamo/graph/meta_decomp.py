@@ -1,12 +1,14 @@
 """Meta rules of numpy.linalg's factorizations and friends: cholesky, qr, svd, eigh, eigvalsh, eig, eigvals,
 slogdet, lstsq, pinv, matrix_power.
 
-Imports numpy and graph.meta only. Shapes follow NumPy's documented rules over the last two axes (the
+Imports numpy, graph.meta and graph.meta_checks only. Shapes follow NumPy's documented rules over the last two axes (the
 leading ones are a stack); dtypes (and NumPy's errors for a bad mode, UPLO or exponent) come from running the
 real function on a 1x1 probe. Results NumPy returns as a named tuple (QRResult, SVDResult, EighResult,
 EigResult, SlogdetResult) are NamedSpecs here (a tuple of specs that knows the class), so front ends rebuild the
 same type. A factorization that fails on the values (a matrix that is not positive definite, a
-singular one) raises LinAlgError when the graph runs, and the caller re-runs eagerly.
+singular one) raises LinAlgError when the graph runs, and the caller re-runs eagerly. A real matrix's
+eig/eigvals are assumed real and checked when the graph runs (eig_real: a checking op), since whether they
+come out real or complex depends on the values.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from .ir import ArraySpec
 from .meta import MetaError, MetaUnsupported, as_spec, run_probe, spec_like
+from .meta_checks import CheckFailed
 
 
 class NamedSpecs(tuple):
@@ -107,25 +110,38 @@ def eigvalsh_meta(a: Any, UPLO: str = "L") -> ArraySpec:
     return ArraySpec(x.shape[:-1], _dtypes("eigvalsh", np.linalg.eigvalsh, x, UPLO)[0])
 
 
-def _complex_only(name: str, x: ArraySpec) -> None:
-    """A real matrix gets real or complex eigenvalues depending on its values: a data-dependent dtype."""
-    if x.dtype.kind != "c":
-        raise MetaUnsupported(f"{name}: unsupported: the result dtype of a real matrix depends on its values "
-                        "(data-dependent)")
+def eig_real(a: Any) -> Any:
+    """np.linalg.eig(a), whose results must be real when `a` is: the op's spec assumes so (a real matrix's
+    eigenvalues are real or complex depending on its values), and a complex result fails this check, so the
+    function runs again eagerly and the program gets NumPy's complex arrays (a checking op: OpDef.checks)."""
+    out = np.linalg.eig(a)
+    _real_as_assumed("eig", a, out[0])
+    return out
+
+
+def eigvals_real(a: Any) -> Any:
+    """np.linalg.eigvals(a), checked as eig_real is."""
+    out = np.linalg.eigvals(a)
+    _real_as_assumed("eigvals", a, out)
+    return out
+
+
+def _real_as_assumed(name: str, a: Any, values: np.ndarray) -> None:
+    if np.asarray(a).dtype.kind != "c" and values.dtype.kind == "c":
+        raise CheckFailed(f"{name}: this real matrix has complex eigenvalues (the graph assumed real ones)")
 
 
 def eig_meta(a: Any) -> tuple[ArraySpec, ArraySpec]:
+    """A real matrix's results are assumed real (NumPy's dtype for real eigenvalues), checked by eig_real
+    when the graph runs; a complex matrix's are complex."""
     x = _matrix("eig", a, square=True)
     dts = _dtypes("eig", np.linalg.eig, x)
-    _complex_only("eig", x)
     return _named(dts, (ArraySpec(x.shape[:-1], dts[0]), ArraySpec(x.shape, dts[1])))
 
 
 def eigvals_meta(a: Any) -> ArraySpec:
     x = _matrix("eigvals", a, square=True)
-    dt = _dtypes("eigvals", np.linalg.eigvals, x)[0]
-    _complex_only("eigvals", x)
-    return ArraySpec(x.shape[:-1], dt)
+    return ArraySpec(x.shape[:-1], _dtypes("eigvals", np.linalg.eigvals, x)[0])
 
 
 def slogdet_meta(a: Any) -> tuple[ArraySpec, ArraySpec]:

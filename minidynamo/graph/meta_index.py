@@ -138,12 +138,14 @@ def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> l
     mshape = it.value.shape if it.kind == "mask_literal" else it.value
     covered = tuple(x.shape[dim:dim + len(mshape)])
     # NumPy accepts an empty mask against axes of any length (it selects nothing).
-    if len(covered) != len(mshape) or (covered != tuple(mshape) and 0 not in mshape):
+    if len(covered) != len(mshape) or (covered != tuple(mshape) and not _empty(mshape)):
+        if len(covered) == len(mshape) and any(_varies(d) for d in mshape):
+            raise DataDependentShape("getitem: a mask as long as a count matches the axis only when empty")
         raise MetaError(f"IndexError: boolean index did not match indexed array along axis {dim}; size of "
                         f"axis is {x.shape[dim:dim + len(mshape)]} but size of boolean index is {mshape}")
     if it.kind == "mask_literal":
         count = int(np.count_nonzero(it.value))
-    elif 0 in mshape:
+    elif _empty(mshape):
         count = 0                   # an empty mask selects nothing, whatever the data
     elif mask_count is None:
         raise DataDependentShape("getitem: data-dependent shape (boolean mask index)")
@@ -199,7 +201,7 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
         elif it.kind == "array":
             if it.bounds is not None:
                 checks += [lambda v=v, n=x.shape[dim], d=dim: _check_int(v, n, d) for v in it.bounds]
-            elif 0 not in it.value:
+            elif not _empty(it.value):
                 checks.append(lambda n=x.shape[dim], d=dim: _check_int(None, n, d))
             advanced.append((pos, it.value))
         elif it.kind in ("mask", "mask_literal"):
@@ -217,10 +219,15 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     except (ValueError, MetaError):
         raise MetaError("IndexError: shape mismatch: indexing arrays could not be broadcast together with "
                         "shapes " + " ".join(str(s) for _, s in advanced)) from None
-    if any(isinstance(d, Sym) and d.env.varies(d) for d in adv_shape):
-        if checks:      # (a mask's count may be 0, when NumPy checks nothing: no one answer for every count)
+    if any(_varies(d) for d in adv_shape):
+        # a mask's count may be 0, when NumPy checks nothing: checks that pass hold for every count, one
+        # that fails holds for some counts only
+        try:
+            for check in checks:
+                check()
+        except MetaError:
             raise DataDependentShape("getitem: a boolean mask's count decides whether the other indices "
-                                     "are checked")
+                                     "are checked") from None
     elif 0 not in adv_shape:
         for check in checks:
             check()
@@ -234,6 +241,16 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     if adjacent:
         return tuple(before) + adv_shape + tuple(after), False
     return adv_shape + tuple(before + after), False
+
+
+def _varies(d: Any) -> bool:
+    """A size that takes many values in one capture: a mask's True count, a folded loop's index."""
+    return isinstance(d, Sym) and d.env.varies(d)
+
+
+def _empty(shape: tuple) -> bool:
+    """Whether an index array of this shape is known to be empty (a varying size may or may not be 0)."""
+    return any(not _varies(d) and d == 0 for d in shape)
 
 
 # NumPy's iterator takes at most 64 operands: the result and 63 index arrays (integers do not count).

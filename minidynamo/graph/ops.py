@@ -300,9 +300,11 @@ for _name, _meta in (("vdot", L.vdot_meta), ("inner", L.inner_meta), ("outer", L
 for _name, _meta in (("norm", L.norm_meta), ("inv", L.inv_meta), ("solve", L.solve_meta), ("det", L.det_meta)):
     _op(_name, getattr(np.linalg, _name), _meta, functions=(getattr(np.linalg, _name),))
 
-for _name in ("cholesky", "qr", "svd", "eigh", "eigvalsh", "eig", "eigvals", "slogdet", "pinv", "matrix_power",
-              "lstsq"):
+for _name in ("cholesky", "qr", "svd", "eigh", "eigvalsh", "slogdet", "pinv", "matrix_power", "lstsq"):
     _op(_name, getattr(np.linalg, _name), getattr(DEC, f"{_name}_meta"), functions=(getattr(np.linalg, _name),))
+# a real matrix's eigenvalues are assumed real and checked when the graph runs (meta_decomp.eig_real)
+_op("eig", DEC.eig_real, DEC.eig_meta, functions=(np.linalg.eig,), checks=True)
+_op("eigvals", DEC.eigvals_real, DEC.eigvals_meta, functions=(np.linalg.eigvals,), checks=True)
 
 # ---- numpy.fft: registered as fft.<name> (np.fft.fft prints as fft.fft) ----------------------------------
 for _name, _fn in FFT.ONE_AXIS.items():
@@ -433,7 +435,7 @@ def uses_global_rng(node_op: str) -> bool:
 # Functions whose output shape depends on the values (np.unique, np.nonzero, ...): a call is a graph break
 # with that reason, never an op.
 DATA_DEPENDENT_FUNCTIONS = {id(f): f for f in (
-    np.unique, np.nonzero, np.flatnonzero, np.argwhere, np.extract, np.compress, np.trim_zeros,
+    np.unique, np.flatnonzero, np.argwhere, np.extract, np.compress, np.trim_zeros,
     np.setdiff1d, np.intersect1d, np.union1d, np.setxor1d, np.unique_values, np.unique_counts,
     np.unique_inverse, np.unique_all) if f is not None}
 
@@ -446,6 +448,9 @@ for _name, _meta in (("zeros", C.zeros_meta), ("ones", C.ones_meta), ("full", C.
                      ("asarray", C.array_meta), ("asanyarray", C.array_meta),   # (inputs are exact ndarrays)
                      ("ascontiguousarray", C.ascontiguousarray_meta)):
     _op(_name, getattr(np, _name), _meta, functions=(getattr(np, _name),))
+# np.nonzero: index arrays as long as the count of nonzero items, a symbol (capture/mask_counts.py)
+_op("nonzero", np.nonzero, C.nonzero_meta, functions=(np.nonzero,), methods=("nonzero",),
+    data_dependent_shape=True)
 # Uninitialized memory is not a function of the inputs: flagged random so passes never fold or CSE it.
 _op("empty", np.empty, C.empty_meta, functions=(np.empty,), random=True)
 _op("empty_like", np.empty_like, C.empty_like_meta, functions=(np.empty_like,), random=True)
@@ -509,7 +514,7 @@ SYMBOLIC_OPS.update({
     "sum", "prod", "mean", "max", "min", "argmax", "argmin", "std", "var", "any", "all", "cumsum", "cumprod",
     "clip", "round", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "ravel", "flatten",
     "concatenate", "stack", "hstack", "vstack", "column_stack", "nan_to_num", "matmul", "imatmul", "dot", "zeros_like", "ones_like",
-    "full_like", "empty_like", "where", "copy", "astype",
+    "full_like", "empty_like", "where", "nonzero", "copy", "astype", "take",
     # linear algebra, rearrangement and sequences (meta_linalg.py, meta_decomp.py, meta_shape.py, meta_seq.py):
     # sizes are compared (guarded), summed, multiplied and sliced; a split's remainder is specialized
     "solve", "inv", "det", "norm", "outer", "tensordot", "inner", "vdot", "vecdot", "einsum", "cholesky", "qr",

@@ -40,6 +40,9 @@ _RELATIONS: dict[str, tuple[Callable[[Any, Any], bool], str]] = {
 }
 
 
+COUNT = "the True count of a mask"      # the description of create_count's atoms
+
+
 class SymbolicDecisionError(RuntimeError):
     """A decision on a symbol after its capture ended: nothing could guard it any more."""
 
@@ -227,7 +230,7 @@ class ShapeEnv:
         decision on it is taken only when it holds over the whole range (else on_varying: a break)."""
         name = f"u{self.counts}"
         self.counts += 1
-        self.atoms[name] = Atom(name, None, int(hint_of(size)), 0, _bounds(size)[1], "the True count of a mask",
+        self.atoms[name] = Atom(name, None, int(hint_of(size)), 0, _bounds(size)[1], COUNT,
                                 ends=(0, size))
         return Sym(self, {(name,): 1})
 

@@ -102,7 +102,8 @@ def test_a_loop_whose_body_resolves_ties_stays_on_numpy():
 
 def pca(X, n):
     cov = (1 / (X.shape[0] - 1)) * (X - X.mean(axis=0)).T.dot(X - X.mean(axis=0))
-    values, vectors = np.linalg.eig(cov)     # a graph break: the result's dtype depends on the values
+    print(end="")                            # a graph break: the covariance is handed on to eig after it
+    values, vectors = np.linalg.eig(cov)
     idx = values.argsort()[::-1]
     return X.dot(vectors[:, idx][:, :n])
 

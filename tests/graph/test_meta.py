@@ -118,6 +118,22 @@ def test_meta_agrees_with_numpy(label, opdef, strategy):
     check()
 
 
+@settings(max_examples=cases.examples(None), **_SETTINGS)
+@given(st.data())
+def test_nonzero_rule_with_the_count_agrees_with_numpy(data):
+    """np.nonzero / one-argument np.where given the count capture would hand them (the number of nonzero
+    items, here NumPy's own): one intp array per axis of that length; a 0-d array refused (NumPy raises)."""
+    (x,), _ = data.draw(CASES["nonzero"])
+    real = np.asarray(reals((x,))[0])
+    for name in ("nonzero", "where"):
+        rule = ops.get(name).meta
+        if real.ndim == 0:
+            with pytest.raises(DataDependentShape):
+                rule(specs((x,))[0], mask_count=1)
+            continue
+        _agree(rule(specs((x,))[0], mask_count=int(np.count_nonzero(real))), np.nonzero(real), f"{name}{x!r}")
+
+
 @pytest.mark.parametrize("method", sorted(ops.METHODS))
 def test_method_form_agrees_with_numpy(method):
     """x.f(*args) through METHODS, checked against the real ndarray / NumPy-scalar method."""

@@ -44,3 +44,18 @@ def logged_then_checked(x):
     y = np.log(x)                                    # divide by zero for a 0: a RuntimeWarning before the check
     assert np.isfinite(y).all(), "log of zero"
     return y
+
+
+def is_stochastic(X):
+    # numpy-ml's validator: an assert on two masks' True counts, chained
+    msg = "Array should be stochastic along the columns"
+    assert len(X[X < 0]) == len(X[X > 1]) == 0, msg
+    assert np.allclose(np.sum(X, axis=1), np.ones(X.shape[0])), msg
+    return True
+
+
+def count_checks(x):
+    if len(x[x > 0.5]) > 3:
+        raise ValueError(f"too many: {len(x[x > 0.5])}")
+    assert len(x[x < 0]) != len(x), "all negative"
+    return x[x > 0.5] * 2

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # sizes are symbolic ints instead: ArrayVar.dim, ArrayVar.size).
 _SPEC_ATTRS = {"ndim": lambda s: s.ndim, "dtype": lambda s: s.dtype, "itemsize": lambda s: s.dtype.itemsize}
 # Methods whose result needs the data: a graph break, as Dynamo does for .item() and .tolist().
-_VALUE_METHODS = {"item", "tolist", "tobytes", "__bool__", "__float__", "__int__", "__index__", "nonzero"}
+_VALUE_METHODS = {"item", "tolist", "tobytes", "__bool__", "__float__", "__int__", "__index__"}
 _KNOWN_VALUE_METHODS = {"item", "tolist", "__bool__", "__float__", "__int__", "__index__"}   # results: numbers, lists
 # ndarray methods taking a shape or axes as varargs (x.reshape(2, 3)) or as one tuple (x.reshape((2, 3))).
 _VARARGS_METHODS = {"reshape", "transpose"}

@@ -2,8 +2,12 @@
 
 Imports guards only (entries arrive as source lines and namespaces). The dispatcher is Python source with
 the function's own signature, so Python binds the arguments; each entry's guard expression is inlined
-and checked, newest entry first, and its body runs on the first hit. Adding an entry regenerates the
-source and swaps the dispatcher's `__code__`, so the function object the user holds stays the same.
+and checked, newest entry first, and its body runs on the first hit. Adding an entry renders only that
+entry's lines (the others' are kept), compiles the joined source and swaps the dispatcher's `__code__`, so
+the function object the user holds stays the same. Each older entry sits in the `else:` of the newer one's
+hit test, so every entry whose graph raised reaches one shared eager re-run after the chain: the
+forwarding call is compiled once per rebuild, not once per entry (the executed instructions of every hit
+stay as they were; the compile is what a new entry costs, about half of it the checks).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ class Mode(enum.Enum):
 
 
 WINDOW = 64   # misses past the limit between two decisions (counted by the dispatcher in stats.misses)
+NESTED_MAX = 32   # entries nested one `else:` deeper each (Python's tokenizer allows 100 indentation levels)
 
 
 @dataclass
@@ -163,6 +168,7 @@ class FunctionCache:
         self.count_hits = count_hits
         self.generation = 0
         self._tags = itertools.count()
+        self._blocks: dict[tuple, tuple] = {}   # (entry tag, nested) -> its dispatcher lines (_block)
         self.params, self.forward = signature_text(code_signature(fn))
         self.namespace: dict[str, Any] = {"___miss": on_miss, "___eager": fn, "___stats": self.stats}
         positional, keyword = live_defaults.markers(fn)
@@ -219,6 +225,7 @@ class FunctionCache:
         new = self._compile(self._source([], self.generation + 1, Mode.CAPTURE))
         self.stats.mode = Mode.CAPTURE
         self.entries.clear()
+        self._blocks.clear()
         self.generation += 1
         self.dispatcher.__code__ = new.__code__
         self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
@@ -242,31 +249,60 @@ class FunctionCache:
             lines += [*self.verifier.prologue(), f"        return ___verify({self.forward})"]
         # Newest first, as Dynamo does: a later capture is usually the more general one (automatic dynamic,
         # an unspecialized counter), and the entry that keeps failing should not be checked on every call.
+        # Each older entry sits in the `else:` of the newer one's `if ___hit:`, so an entry whose graph raised
+        # can leave its block and reach the one eager re-run after the chain (_block): the forwarding call,
+        # as long as a check, is compiled once per rebuild rather than once per entry. A check that fails
+        # jumps to the next check as before (one conditional jump), nothing is added on any hit's way.
+        nested = len(entries) <= NESTED_MAX
+        pad, shared = "", False
         for e in reversed(entries):
-            expr = e.guards.expression(e.tag) or "True"
-            # In a test, each `and` is one conditional jump (as a value it also copies and pops), and the
-            # truth of the last guard is taken inside the try too.
-            lines += ["    try:", f"        ___hit = True if ({expr}) else False", "    except Exception:  # a guard "
-                      "that cannot be evaluated (missing global, wrong type) is a miss", "        ___hit = False"]
-            held = e.guards.bound_locals(e.tag)
-            release = f"{' = '.join(held)} = None" if held else None
-            body = _reusing_reads(e, release)
-            if held and body is e.body:   # the check's reads are dropped: the call must not find extra references
-                lines.append(f"    {release}")
-            lines.append("    if ___hit:")
-            if self.count_hits:
-                lines.append(f"        ___{e.tag}hits[0] += 1")
-            if self.verifier is not None:
-                lines.append("        ___vn[0] += 1")       # warm calls since the last verified one
-            lines += [f"        {line}" for line in body]
-            if held and body is not e.body:     # the body always returns: this is the miss path
-                lines.append(f"    {release}")
+            block, miss, reruns = self._block(e, nested)
+            lines += [pad + line for line in block]
+            shared |= reruns
+            if nested:
+                lines.append(f"{pad}    else:")
+                pad += "    "
+            if miss is not None:
+                lines.append(f"{pad}    {miss}")
         forward = f"{generation}, {self.forward}" if self.forward else str(generation)
         if mode is Mode.PAST_LIMIT:    # no lock, no miss path: just the original function, counted
-            lines += ["    ___stats.misses += 1", f"    if ___stats.misses % {WINDOW}:",
-                      f"        return ___eager({self.forward})"]
-        lines.append(f"    return ___miss({forward})")
+            lines += [f"{pad}    ___stats.misses += 1", f"{pad}    if ___stats.misses % {WINDOW}:",
+                      f"{pad}        return ___eager({self.forward})"]
+        lines.append(f"{pad}    return ___miss({forward})")
+        if shared:      # reached only from an entry whose graph raised (its `if ___o is None:`)
+            lines.append(f"    return ___eager({self.forward})")
         return "\n".join(lines) + "\n"
+
+    def _block(self, e: Entry, nested: bool) -> tuple[list[str], str | None, bool]:
+        """One entry's dispatcher lines (its check, then its body on a hit), the line that drops the check's
+        reads on a miss (None: nothing held), and whether the body leaves its block for the shared eager
+        re-run (nested only). Rendered once per entry and layout, and kept: an entry never changes once
+        added, so a rebuild only joins the blocks instead of rendering every entry's guards again."""
+        key = (e.tag, nested)
+        block = self._blocks.get(key)
+        if block is not None:
+            return block
+        expr = e.guards.expression(e.tag) or "True"
+        # In a test, each `and` is one conditional jump (as a value it also copies and pops), and the
+        # truth of the last guard is taken inside the try too.
+        lines = ["    try:", f"        ___hit = True if ({expr}) else False", "    except Exception:  # a guard "
+                 "that cannot be evaluated (missing global, wrong type) is a miss", "        ___hit = False"]
+        held = e.guards.bound_locals(e.tag)
+        release = f"{' = '.join(held)} = None" if held else None
+        body = _reusing_reads(e, release)
+        if held and body is e.body:   # the check's reads are dropped: the call must not find extra references
+            lines.append(f"    {release}")
+        shared = _sharing_the_rerun(body, f"    return ___eager({self.forward})") if nested else None
+        lines.append("    if ___hit:")
+        if self.count_hits:
+            lines.append(f"        ___{e.tag}hits[0] += 1")
+        if self.verifier is not None:
+            lines.append("        ___vn[0] += 1")       # warm calls since the last verified one
+        lines += [f"        {line}" for line in (body if shared is None else shared)]
+        # (the body returns, or with `shared` reaches the re-run: the miss path alone drops the reads here)
+        miss = release if held and body is not e.body else None
+        block = self._blocks[key] = (lines, miss, shared is not None)
+        return block
 
     def _compile(self, source: str) -> types.FunctionType:
         filename = f"<minidynamo dispatcher {self.fn.__qualname__} #{next(_counter)}>"
@@ -296,6 +332,25 @@ def _reusing_reads(e: Entry, release: str | None) -> list[str]:
             line[:len(line) - len(line.lstrip())] + e.guards.reuse_reads(line.strip(), e.tag)
             for line in e.body[:marks[0]]]
     return head + [line.replace(RELEASE_READS, release) for line in e.body[marks[0]:]]
+
+
+def _sharing_the_rerun(body: list[str], rerun: str) -> list[str] | None:
+    """`body` whose eager re-run after a raising graph (`if ___o is None:` ... `rerun`, guarded_call.py) leaves
+    the block, the rest of the body its `else:`; None where the body has no such re-run or its rest does not
+    end in a top-level return (then nothing else may leave the block). The line left there reads `___eager`
+    (on that cold way only) so the code's names keep their order: a hit's loads keep their indices, and no
+    name moves past 255 (an EXTENDED_ARG more) where it did not before."""
+    if rerun not in body:
+        return None
+    i = body.index(rerun)
+    start = i - 1
+    while start >= 0 and body[start].startswith("    "):    # the restores before it (rng_state.py)
+        start -= 1
+    rest = body[i + 1:]
+    if start < 0 or body[start] != "if ___o is None:" or not rest or rest[0].startswith(" ") \
+            or not rest[-1].startswith(("return ", "raise ")):
+        return None
+    return [*body[:i], "    ___eager", "else:", *(f"    {line}" for line in rest)]
 
 
 def _alone(lines: list[str], i: int) -> bool:

@@ -197,7 +197,7 @@ class GuardSet:
     def __init__(self, guards: Iterable[Guard] = ()) -> None:
         self._guards: dict[tuple, Guard] = {}
         self._canon: dict[str, str] = {}  # expr -> ast-normalized text, for grouping
-        self._rendered: dict[str, tuple[str, dict[str, Any], Reads]] = {}
+        self._rendered, self._order = {}, None   # tag -> (expression, namespace, Reads); ordered() until an add
         self._later_reads: list[str] = []   # paths the entry reads right after the check (graph inputs)
         self.extend(guards)
 
@@ -215,7 +215,7 @@ class GuardSet:
             if opposite is not None:
                 raise GuardConflictError(f"conflicting guards: `{opposite}` and `{guard}`")
         self._guards[key] = guard
-        self._rendered.clear()
+        self._rendered, self._order = {}, None
 
     def has(self, expr: str, kinds: Iterable[GuardKind]) -> bool:
         """Whether a guard of one of `kinds` checks `expr`."""
@@ -241,7 +241,8 @@ class GuardSet:
     def ordered(self) -> list[Guard]:
         """Guards grouped by expr, depth first: an expr's gates (type, len, keys...) and then its
         other guards come before any guard on `expr.attr` or `expr[i]`, so a wrong type stops the
-        check before an attribute read could raise."""
+        check before an attribute read could raise. Kept until the next add (every miss asks each entry's)."""
+        if self._order is not None: return list(self._order)  # noqa: E701
         groups: dict[str, list[Guard]] = {}
         for g in self._guards.values():
             groups.setdefault(self._canon[g.expr], []).append(g)
@@ -258,6 +259,7 @@ class GuardSet:
 
         for root in children.get(None, ()):
             visit(root)
+        self._order = tuple(out)
         return out
 
     def expression(self, tag: str = "") -> str:

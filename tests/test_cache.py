@@ -186,3 +186,75 @@ def test_past_the_limit_keeps_exceptions_and_side_effects_eager():
         assert "out of bounds" in str(e)
     else:
         raise AssertionError("IndexError expected")
+
+
+# ---- many entries: the dispatcher's layout (each older entry in the newer one's `else:`) -------------------
+
+def inverse_plus(x):
+    return np.linalg.inv(x) * 2.0 + x.sum()
+
+
+def _eager_outcome(fn, x):
+    try:
+        return fn(x.copy())
+    except Exception as e:      # the program's own exception: compared by type and message
+        return (type(e), str(e))
+
+
+def _same(a, b):
+    if isinstance(a, tuple):
+        return a == b
+    return type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("entries", [20, 36])    # 36: past cache.NESTED_MAX, the flat layout
+def test_many_entries_take_the_entry_their_guards_pass_in_any_order(entries):
+    """`entries` recompiles (one per size, dynamic=False), then calls in a shuffled order: each call is eager's
+    (results bit for bit; a singular matrix makes the graph raise and the call re-run eagerly, raising eager's
+    LinAlgError) and counts a hit on the entry captured for its size, wherever that entry sits."""
+    compiled = md.compile(inverse_plus, dynamic=False)
+    sizes = list(range(1, entries + 1))
+    with md.config.patch(cache_size_limit=entries + 4):
+        for n in sizes:
+            x = np.eye(n) * 3.0
+            assert _same(_eager_outcome(compiled, x), _eager_outcome(inverse_plus, x))
+        cache = compiled._minidynamo.cache
+        assert len(cache.entries) == entries and cache.stats.mode is Mode.CAPTURE
+        rng = np.random.default_rng(20)
+        for n in rng.permutation(sizes + sizes[::3]):
+            for x in (np.eye(n) + np.triu(np.ones((n, n)), 1), np.zeros((n, n))):   # invertible, singular
+                before = [e.hits[0] for e in cache.entries]
+                assert _same(_eager_outcome(compiled, x), _eager_outcome(inverse_plus, x)), (n, x[0, 0])
+                after = [e.hits[0] for e in cache.entries]
+                assert [a - b for a, b in zip(after, before)] == [int(i == n - 1) for i in range(entries)]
+        assert len(cache.entries) == entries      # no call missed
+
+
+def test_the_newest_entry_is_tried_first_where_several_guards_pass():
+    """An input that both the first (static) entry and the later symbolic one accept takes the later one."""
+    compiled = md.compile(inverse_plus)
+    for n in (2, 3, 4):                 # the size change makes the second capture symbolic
+        compiled(np.eye(n))
+    cache = compiled._minidynamo.cache
+    assert len(cache.entries) == 2
+    old, new = (e.hits[0] for e in cache.entries)
+    x = np.eye(2) * 5.0                 # the first entry's guards pass too
+    assert _same(compiled(x), inverse_plus(x))
+    assert [e.hits[0] for e in cache.entries] == [old, new + 1]
+
+
+def test_an_entry_is_rendered_once_however_many_come_after_it(monkeypatch):
+    """Adding an entry renders only its own guards and body into the dispatcher's text (the others' are kept),
+    and the eager re-run of a raising graph is written once, after the chain, not once per entry: 20 recompiles
+    rendered guards 210 times and wrote 20 re-runs before."""
+    from minidynamo import guards
+    rendered = []
+    real = guards.GuardSet.expression
+    monkeypatch.setattr(guards.GuardSet, "expression", lambda self, tag="": rendered.append(tag) or real(self, tag))
+    compiled = md.compile(inverse_plus, dynamic=False)
+    with md.config.patch(cache_size_limit=24):
+        for n in range(1, 21):
+            compiled(np.eye(n))
+    source = compiled._minidynamo.cache.source()
+    assert len(rendered) == 20 and len(set(rendered)) == 20
+    assert source.count("return ___eager(") == 1 and source.count("___hit = True if") == 20

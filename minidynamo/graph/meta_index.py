@@ -11,6 +11,7 @@ broadcast shape replaces them in place; otherwise it goes first (NumPy's "separa
 
 from __future__ import annotations
 
+import enum
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -23,9 +24,21 @@ from .meta import (PYTHON_SCALARS, DataDependentShape, MetaError, MetaUnsupporte
 from .symbolic import Sym, has_symbols
 
 
+class Kind(enum.Enum):
+    """What one index item is."""
+
+    INT = "int"                    # an int, known or only at run time
+    SLICE = "slice"
+    NEW = "new"                    # None (np.newaxis)
+    ELLIPSIS = "ellipsis"
+    ARRAY = "array"                # an integer array (its shape; a literal list's bounds)
+    MASK = "mask"                  # a boolean ArraySpec (its shape)
+    MASK_LITERAL = "mask_literal"  # a literal boolean list (its array)
+
+
 @dataclass
 class _Item:
-    kind: str                      # "int", "slice", "new", "ellipsis", "array", "mask"
+    kind: Kind
     value: Any = None              # int value (None if unknown), slice, array shape, or mask shape
     bounds: tuple | None = None    # (min, max) of a literal integer list, for the bounds check
 
@@ -41,20 +54,20 @@ def _literal_array(item: list | tuple) -> list[_Item]:
         raise MetaUnsupported("index: a list mixing arrays and numbers is not supported")
     arr = np.asarray(item)          # the cost of the literal, not of any traced data
     if arr.dtype == np.bool_:       # a literal mask: its True positions are known
-        return [_Item("mask_literal", arr)]
+        return [_Item(Kind.MASK_LITERAL, arr)]
     if arr.size == 0:
         arr = arr.astype(np.intp)
     if arr.dtype.kind not in "iu":
         raise MetaError("IndexError: arrays used as indices must be of integer (or boolean) type")
     bounds = (int(arr.min()), int(arr.max())) if arr.size else None
-    return [_Item("array", arr.shape, bounds)]
+    return [_Item(Kind.ARRAY, arr.shape, bounds)]
 
 
 def _classify(item: Any) -> list[_Item]:
     if item is None:
-        return [_Item("new")]
+        return [_Item(Kind.NEW)]
     if item is Ellipsis:
-        return [_Item("ellipsis")]
+        return [_Item(Kind.ELLIPSIS)]
     if isinstance(item, slice):
         for part in (item.start, item.stop, item.step):
             if part is not None and (isinstance(part, bool) or not isinstance(part, (int, np.integer, Sym))):
@@ -66,21 +79,21 @@ def _classify(item: Any) -> list[_Item]:
                 raise MetaError("index: slice indices must be concrete integers or None")
         if item.step == 0:
             raise MetaError("ValueError: slice step cannot be zero")
-        return [_Item("slice", item)]
+        return [_Item(Kind.SLICE, item)]
     if is_spec(item):
         if item.dtype == np.bool_:
-            return [_Item("mask", item.shape)]
+            return [_Item(Kind.MASK, item.shape)]
         if item.dtype.kind not in "iu":
             raise MetaError("IndexError: arrays used as indices must be of integer (or boolean) type")
-        return [_Item("int")] if item.ndim == 0 else [_Item("array", item.shape)]
+        return [_Item(Kind.INT)] if item.ndim == 0 else [_Item(Kind.ARRAY, item.shape)]
     if isinstance(item, PyScalarSpec) and item.type is int:
-        return [_Item("int")]               # a Python int known when the graph runs: bounds checked then
+        return [_Item(Kind.INT)]               # a Python int known when the graph runs: bounds checked then
     if isinstance(item, bool):
         raise MetaUnsupported("index: a Python bool index is not supported")
     if isinstance(item, Sym):
-        return [_Item("int", item)]         # its bounds check guards the relation to the size
+        return [_Item(Kind.INT, item)]         # its bounds check guards the relation to the size
     if isinstance(item, (int, np.integer)):
-        return [_Item("int", operator.index(item))]
+        return [_Item(Kind.INT, operator.index(item))]
     if isinstance(item, (list, tuple)):
         return _literal_array(item)
     if isinstance(item, range):         # NumPy converts it like a list of its ints
@@ -90,10 +103,10 @@ def _classify(item: Any) -> list[_Item]:
 
 
 def _consumed(it: _Item) -> int:
-    if it.kind in ("int", "slice", "array"):
+    if it.kind in (Kind.INT, Kind.SLICE, Kind.ARRAY):
         return 1
-    if it.kind in ("mask", "mask_literal"):
-        return len(it.value.shape) if it.kind == "mask_literal" else len(it.value)
+    if it.kind in (Kind.MASK, Kind.MASK_LITERAL):
+        return len(it.value.shape) if it.kind is Kind.MASK_LITERAL else len(it.value)
     return 0
 
 
@@ -102,7 +115,7 @@ def _expand(x: ArraySpec, index: Any) -> tuple[list[tuple[_Item, int]], bool]:
     Also returns whether an ellipsis was present (it makes an all-integer index return an array)."""
     raw = index if isinstance(index, tuple) else (index,)
     items = [it for r in raw for it in _classify(r)]
-    n_ell = sum(it.kind == "ellipsis" for it in items)
+    n_ell = sum(it.kind is Kind.ELLIPSIS for it in items)
     if n_ell > 1:
         raise MetaError("IndexError: an index can only have a single ellipsis ('...')")
     used = sum(_consumed(it) for it in items)
@@ -112,15 +125,15 @@ def _expand(x: ArraySpec, index: Any) -> tuple[list[tuple[_Item, int]], bool]:
     out: list[tuple[_Item, int]] = []
     dim = 0
     for it in items:
-        if it.kind == "ellipsis":
+        if it.kind is Kind.ELLIPSIS:
             fill = x.ndim - used
-            out += [(_Item("slice", slice(None), None), dim + k) for k in range(fill)]
+            out += [(_Item(Kind.SLICE, slice(None), None), dim + k) for k in range(fill)]
             out.append((_Item("gap"), dim))        # keeps ellipsis position for the adjacency rule
             dim += fill
             continue
         out.append((it, dim))
         dim += _consumed(it)
-    out += [(_Item("slice", slice(None)), d) for d in range(dim, x.ndim)]
+    out += [(_Item(Kind.SLICE, slice(None)), d) for d in range(dim, x.ndim)]
     return out, n_ell == 1
 
 
@@ -135,7 +148,7 @@ def _check_int(value: int | None, size: int, axis: int) -> None:
 def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> list[tuple[int, ...]]:
     """A boolean mask stands for mask.ndim integer arrays of its True count (unknown -> mask_count; each of
     the mask.ndim arrays has that one length, so they broadcast together whatever the count)."""
-    mshape = it.value.shape if it.kind == "mask_literal" else it.value
+    mshape = it.value.shape if it.kind is Kind.MASK_LITERAL else it.value
     covered = tuple(x.shape[dim:dim + len(mshape)])
     # NumPy accepts an empty mask against axes of any length (it selects nothing).
     if len(covered) != len(mshape) or (covered != tuple(mshape) and not _empty(mshape)):
@@ -143,7 +156,7 @@ def _mask_arrays(it: _Item, x: ArraySpec, dim: int, mask_count: int | None) -> l
             raise DataDependentShape("getitem: a mask as long as a count matches the axis only when empty")
         raise MetaError(f"IndexError: boolean index did not match indexed array along axis {dim}; size of "
                         f"axis is {x.shape[dim:dim + len(mshape)]} but size of boolean index is {mshape}")
-    if it.kind == "mask_literal":
+    if it.kind is Kind.MASK_LITERAL:
         count = int(np.count_nonzero(it.value))
     elif _empty(mshape):
         count = 0                   # an empty mask selects nothing, whatever the data
@@ -185,32 +198,32 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     if not is_spec(x):
         raise MetaUnsupported("getitem: only arrays are indexed here")
     expanded, had_ellipsis = _expand(x, index)
-    has_array = any(it.kind in ("array", "mask", "mask_literal") for it, _ in expanded)
+    has_array = any(it.kind in (Kind.ARRAY, Kind.MASK, Kind.MASK_LITERAL) for it, _ in expanded)
     basic: list[tuple[int, list[int]]] = []    # (position, dims) of the non-advanced items
     advanced: list[tuple[int, tuple[int, ...]]] = []
     checks: list = []          # bounds checks of index arrays; skipped when advanced indexing selects nothing
     for pos, (it, dim) in enumerate(expanded):
-        if it.kind == "slice":
+        if it.kind is Kind.SLICE:
             basic.append((pos, [slice_length(x.shape[dim], it.value)]))
-        elif it.kind == "new":
+        elif it.kind is Kind.NEW:
             basic.append((pos, [1]))
-        elif it.kind == "int":
+        elif it.kind is Kind.INT:
             _check_int(it.value, x.shape[dim], dim)
             if has_array:
                 advanced.append((pos, ()))
-        elif it.kind == "array":
+        elif it.kind is Kind.ARRAY:
             if it.bounds is not None:
                 checks += [lambda v=v, n=x.shape[dim], d=dim: _check_int(v, n, d) for v in it.bounds]
             elif not _empty(it.value):
                 checks.append(lambda n=x.shape[dim], d=dim: _check_int(None, n, d))
             advanced.append((pos, it.value))
-        elif it.kind in ("mask", "mask_literal"):
+        elif it.kind in (Kind.MASK, Kind.MASK_LITERAL):
             advanced += [(pos, s) for s in _mask_arrays(it, x, dim, mask_count)]
     if not advanced:
         for check in checks:
             check()
         shape = tuple(d for _, dims in basic for d in dims)
-        is_scalar = not had_ellipsis and not basic and all(it.kind == "int" for it, _ in expanded)
+        is_scalar = not had_ellipsis and not basic and all(it.kind is Kind.INT for it, _ in expanded)
         return shape, is_scalar
     try:      # (symbolic sizes broadcast on the shape env: an index array of a list's dynamic length)
         shapes = [s for _, s in advanced]
@@ -231,7 +244,7 @@ def index_shape(x: ArraySpec, index: Any, mask_count: int | None = None) -> tupl
     elif 0 not in adv_shape:
         for check in checks:
             check()
-    _check_index_array_count(expanded, len(advanced) - sum(it.kind == "int" for it, _ in expanded))
+    _check_index_array_count(expanded, len(advanced) - sum(it.kind is Kind.INT for it, _ in expanded))
     if mask_count is not None and has_bool_mask(index) and len({pos for pos, _ in advanced}) > 1:
         raise DataDependentShape("setitem: data-dependent shape (a boolean mask combined with other index arrays)")
     positions = sorted({p for p, _ in advanced})
@@ -259,7 +272,7 @@ _MAX_INDEX_ARRAYS = 63
 
 def _check_index_array_count(expanded: list[tuple[_Item, int]], n_arrays: int) -> None:
     """Without a subspace (no slice left in the index) NumPy refuses more than 63 index arrays."""
-    if n_arrays > _MAX_INDEX_ARRAYS and not any(it.kind == "slice" for it, _ in expanded):
+    if n_arrays > _MAX_INDEX_ARRAYS and not any(it.kind is Kind.SLICE for it, _ in expanded):
         raise MetaError(f"IndexError: when no subspace is given, the number of index arrays cannot be above "
                         f"{_MAX_INDEX_ARRAYS}, but {n_arrays} index arrays found")
 

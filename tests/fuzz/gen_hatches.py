@@ -54,7 +54,8 @@ def hatch_call(gen, env: dict) -> list[str]:
     name, a = gen.fresh("hk"), gen.expr("A", env)
     expr, kind = r.choice((
         (f"_soft({a})", "A"), (f"_first_half({a}).sum(axis=0)", "R"), (f"_as_f32({a}) * 2", "A"),
-        (f"_jitter({a})", "A"), (f"_jitter({a})[{gen.small_int(env)}]", "R"),    # (an index past the end raises) (f"_scale({a}, {gen.number(env)})", "A"), (f"SCALE({a})", "A"),
+        (f"_jitter({a})", "A"), (f"_jitter({a})[{gen.small_int(env)}]", "R"),    # (an index past the end raises)
+        (f"_scale({a}, {gen.number(env)})", "A"), (f"SCALE({a})", "A"),
         (f"_soft({gen.expr('S', env)})", "S"), (f"_first_half({gen.expr('S', env)})", "S"),
         (f"UF['clip']({a}, -1.0, 1.0)", "A"), (f"UF['hypot']({a}, {gen.number(env)})", "A"),
         (f"UF['hypot'].outer({gen.expr('R', env)}, {gen.expr('C', env)})", "T"),

@@ -460,7 +460,7 @@ class Summary:
         return "\n".join(lines)
 
 
-def run_many(count: int, seed: int, features=gen.FEATURES, calls: int = 5, strict: bool = True, warns: bool = False,
+def run_many(count: int, seed: int, features=gen.DEFAULT_FEATURES, calls: int = 5, strict: bool = True, warns: bool = False,
              progress: Callable[[int, Summary], None] | None = None, require: str | None = None) -> Summary:
     summary = Summary()
     for i in range(count):
@@ -500,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--count", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--calls", type=int, default=5, help="calls per program (at least 3)")
-    p.add_argument("--features", default=",".join(gen.FEATURES), help="comma-separated features to draw from")
+    p.add_argument("--features", default=",".join(gen.DEFAULT_FEATURES), help="comma-separated features to draw from")
     p.add_argument("--disable", default="", help="comma-separated features to leave out")
     p.add_argument("--require", metavar="FEATURE", help="every program has FEATURE, and a statement of it in f")
     p.add_argument("--warnings", action="store_true", help="also compare NumPy warnings (can be flaky)")

@@ -77,3 +77,12 @@ def test_the_shrinker_cuts_programs_with_conditional_expressions_and_lambdas(mon
     shrunk, calls = runner.shrink(source, lambda: [(1,), (2,)], failing, budget=200)
     assert "np.sin" in shrunk and len(shrunk) < len(source) and "lambda" not in shrunk
     assert len(calls()) == 1
+
+
+def test_the_default_draw_has_issue_27s_idioms_and_the_old_draw_has_none():
+    # generator.ROUND3 joined the default draw; generator.FEATURES (benchmarks/capture_time.py) stays without
+    drawn = set().union(*(gen.generate(seed).features for seed in range(40)))
+    assert set(gen.ROUND3) <= drawn
+    assert not set(gen.ROUND3) & set().union(*(gen.generate(seed, gen.FEATURES).features for seed in range(40)))
+    for feature in gen.ROUND3:
+        compile(gen.generate(7, require=feature).source, "<fuzz>", "exec")

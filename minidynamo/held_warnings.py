@@ -7,7 +7,10 @@ Imports graph and capture.instructions. A graph that raises re-runs its function
 them raise, and shape-checked ops on fixed shapes indexed by constants) runs with every
 warning routed past the filters into a list: for the call only, the module's `filters` become one "always"
 entry and `showwarning` the collector, so no filter version is bumped and no once-per-location registry is
-written. When the graph raises, the list is dropped and the re-run issues the warnings itself. When it
+written. A graph of elementwise ops only is held too while the caller's error state makes a floating-point
+error raise (`with np.errstate(under="raise"): f(x)`, or a resume function re-entering such a block around
+a graph captured without it: `holding_while_raising`), since any ufunc may raise then.
+When the graph raises, the list is dropped and the re-run issues the warnings itself. When it
 returns, each is issued again with `warnings.warn_explicit` from eager's place: a warning of a graph line
 from the user's file, line, module and registry that the node recorded (its meta WHERE, innermost frame),
 one attributed elsewhere (a NumPy function warning at its own caller) from that frame. So the filters, the
@@ -122,6 +125,39 @@ def holding_warnings(compiled: Callable[..., Any]) -> Callable[..., Any]:
         if held:
             _issue([_eager_place(*h) for h in held])
         return out
+    return run
+
+
+# NumPy keeps the error state (np.errstate, np.seterr) in a context variable whose value is replaced, never
+# changed in place; (the last value seen, whether it makes an error raise or call) spares np.geterr() (2.5 us).
+_EXTOBJ = getattr(getattr(getattr(np, "_core", None), "_ufunc_config", None), "_extobj_contextvar", None)
+_SEEN: tuple = (None, False)
+
+
+def errors_raise() -> bool:
+    """Whether NumPy's current error state makes some floating-point error raise (or call a callback)."""
+    global _SEEN
+    state = _EXTOBJ.get() if _EXTOBJ is not None else None
+    seen = _SEEN
+    if state is None or state is not seen[0]:
+        raising = any(v in ("raise", "call") for v in np.geterr().values())
+        if state is None:
+            return raising
+        seen = _SEEN = (state, raising)
+    return seen[1]
+
+
+def holding_while_raising(compiled: Callable[..., Any]) -> Callable[..., Any]:
+    """`compiled` (a graph may_raise calls safe) run as is, or held (holding_warnings) while the caller's
+    error state makes its elementwise ops able to raise."""
+    held = holding_warnings(compiled)
+
+    @functools.wraps(compiled)
+    def run(*args: Any) -> Any:
+        seen = _SEEN
+        if _EXTOBJ is not None and _EXTOBJ.get() is seen[0] and not seen[1]:     # (errors_raise(), inline)
+            return compiled(*args)
+        return held(*args) if errors_raise() else compiled(*args)
     return run
 
 

@@ -8,8 +8,9 @@ its writes reach restored from a snapshot before the re-run (stitch/snapshots.py
 once. A graph that writes, has no operation inside a try/with region and no write-back the caller could see
 before one of its operations (none, or only mutations made after its last one: `W -= lr * dW;
 history.append(loss)`) skips that: its exception leaves the function just as eager's does, and its partial
-writes are what eager leaves. A graph that re-runs and may raise holds its warnings until it returns
-(held_warnings.py), so the re-run's are the only ones shown.
+writes are what eager leaves. A graph that re-runs and may raise (any graph, while the caller's error state
+makes floating-point errors raise) holds its warnings until it returns (held_warnings.py), so the re-run's
+are the only ones shown.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..guards import RELEASE_READS
-from ..held_warnings import holding_warnings, may_raise
+from ..held_warnings import holding_warnings, holding_while_raising, may_raise
 from . import raisers
 from .snapshots import snapshot_lines
 
@@ -36,7 +37,7 @@ def guarded_graph_call(ctx: Any, body: Any, compiled: Callable, forward: str, na
         namespace["___at_user"] = raisers.at_user
         return ["try:", f"    {call}", "except BaseException as ___e:", "    raise ___at_user(___e)", "finally:",
                 f"    {RELEASE_READS}"]
-    namespace[body.graph_key] = holding_warnings(compiled) if may_raise(body.graph) else compiled
+    namespace[body.graph_key] = (holding_warnings if may_raise(body.graph) else holding_while_raising)(compiled)
     # The re-run happens after the except clause: inside it, the re-run's own exception would carry the
     # graph's as its __context__ ("During handling of the above exception..."), and the graph's traceback
     # would keep the graph's arguments referenced while the function runs again.

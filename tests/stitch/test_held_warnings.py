@@ -120,3 +120,44 @@ def test_an_elementwise_graph_under_a_raising_errstate_holds_its_warnings(x):
     compiled = md.compile(P.log_under_invalid_raise)
     for _ in range(2):
         _same(_outcome(P.log_under_invalid_raise, x), _outcome(compiled, x))
+
+
+def exp_plus_one(x):
+    return np.exp(x * 1000.0) + 1
+
+
+def _helper_that_breaks(y):
+    _ = float(y.sum())          # a graph break inside the `with` block below: f resumes inside it
+    try:
+        y.reshape(5, 7)
+    except ValueError:
+        pass
+    return y
+
+
+def exp_in_errstate_around_a_break(x, y):
+    with np.errstate(under="raise"):
+        e = np.exp(x * 1000.0)
+        e = e + _helper_that_breaks(y)
+    return e
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (0,), (2,), (2, 3)])
+def test_an_elementwise_graph_under_the_callers_raising_errstate_warns_once(dtype, shape):
+    # exp overflows (a warning) and underflows (FloatingPointError under the caller's errstate) in one call:
+    # the graph raised after warning and the eager re-run warned again (found by the fuzzer, seed 594)
+    compiled = md.compile(exp_plus_one, options={"suppress_errors": False})
+    rows = [np.full(shape, v, dtype) for v in (1.0, -3.0)]
+    mixed = np.resize(np.array([1.0, -3.0], dtype), shape)
+    for x in rows + [mixed, mixed]:
+        with np.errstate(under="raise"):
+            _same(_outcome(exp_plus_one, x), _outcome(compiled, x))
+        _same(_outcome(exp_plus_one, x), _outcome(compiled, x), places=False)      # the default state after
+
+
+def test_a_resumed_errstate_block_around_an_elementwise_graph_warns_once():
+    compiled = md.compile(exp_in_errstate_around_a_break, options={"suppress_errors": False})
+    for x in [np.array([[-3.0, 0.9, -0.1], [-0.2, -1.2, -0.1]], dtype) for dtype in (np.float32, np.float64)] * 2:
+        y = np.ones(x.shape)
+        _same(_outcome(exp_in_errstate_around_a_break, x, y), _outcome(compiled, x, y))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import io
 import random
 import re
@@ -59,17 +60,20 @@ class Verifier:
             copies = None
         before_rng, outside = _rng_state(), Outside(self.fn, [*args, *kwargs.values()])
         before = outside.take()
-        hits, pieces = self.warm(), self.pieces()
+        hits, pieces, modules = self.warm(), self.pieces(), len(sys.modules)
         compiled = _run(self.dispatcher, args, kwargs)
         self.count[0] = 0         # (the dispatcher counted this call if it hit, and any call it made to itself)
         if copies is None or self.warm() == hits:     # a capture or a miss: not a warm call; the next one is
             self.count[0] = self.every - 1 if copies is not None else 0
             return _replay(compiled)
+        if len(sys.modules) != modules:   # it loaded a module (its top level ran): eager's run would not load
+            self.count[0] = self.every - 1  # it again, so the two cannot be compared; the next call is
+            return _replay(compiled)
         after_rng, after = _rng_state(), outside.take()
         ran = [name for name, n in self.pieces().items() if n != pieces.get(name, 0)]
         _set_rng_state(before_rng)
         outside.put(before)         # the globals and cells the function names, as the compiled call found them
-        with warnings.catch_warnings(record=True):    # the caller saw the compiled call's warnings
+        with _unshown_warnings():       # the caller saw the compiled call's warnings
             eager = _run(self.fn, *copies)
         self.checked += 1
         difference = self._difference(compiled, eager, (args, kwargs), copies, after_rng, _rng_state()) or \
@@ -115,24 +119,49 @@ class Verifier:
         return None
 
 
+@contextlib.contextmanager
+def _unshown_warnings() -> Any:
+    """Warnings raised inside are not shown, and (unlike warnings.catch_warnings, whose exit resets every
+    module's registry of places already warned about) a 'default'-action warning the caller saw once is not
+    shown again on a later call."""
+    saved = warnings.showwarning
+    warnings.showwarning = _unshown
+    try:
+        yield
+    finally:
+        warnings.showwarning = saved
+
+
+def _unshown(*args: Any, **kwargs: Any) -> None:
+    """The showwarning of the eager run: the caller saw the compiled call's warnings, not these."""
+
+
 class Outside:
     """The state a call can change beyond its arguments, as far as verification puts it back between the two
     runs: the globals the function's code names (rebinding; lists, dicts and sets by their items, arrays by
-    their values, generators by their state, plain objects by their attributes), its closure cells and those
-    of functions passed to it (deep copies share them). Objects inside those, and what helpers of other
-    modules change, are not put back (effects there happen in both runs)."""
+    their values, generators by their state, plain objects, callable ones too, by their attributes), its
+    closure cells and those of functions passed to it (deep copies share them), and the lists, dicts, sets,
+    arrays and plain objects found inside those (items, values and attributes, INNER_DEPTH levels down). What
+    helpers of other modules change is not put back (effects there happen in both runs)."""
 
     def __init__(self, fn: Callable, values: list) -> None:
         self.globals = getattr(fn, "__globals__", {})
-        self.names = sorted(_global_names(fn.__code__)) if hasattr(fn, "__code__") else []
+        self.names = sorted(_names_reached(fn)) if hasattr(fn, "__code__") else []
         self.cells = [c for f in [fn, *values] if isinstance(f, types.FunctionType) for c in f.__closure__ or ()]
 
-    def take(self) -> tuple[list, list]:
-        return ([_held(self.globals.get(n, _MISSING)) for n in self.names],
-                [_held(_cell_value(c)) for c in self.cells])
+    def take(self) -> tuple[list, list, list]:
+        names = [_held(self.globals.get(n, _MISSING)) for n in self.names]
+        cells = [_held(_cell_value(c)) for c in self.cells]
+        inner: list = []
+        seen = {id(obj) for obj, _ in names + cells}
+        for obj, _ in names + cells:
+            _inner(obj, 1, seen, inner)
+        return names, cells, inner
 
-    def put(self, state: tuple[list, list]) -> None:
-        names, cells = state
+    def put(self, state: tuple[list, list, list]) -> None:
+        names, cells, inner = state
+        for held in inner:
+            _restored(held)
         for n, held in zip(self.names, names):
             if held[0] is _MISSING:
                 self.globals.pop(n, None)
@@ -179,6 +208,34 @@ def _kept(fn: Callable) -> dict[int, Any]:
     return memo
 
 
+def _names_reached(fn: Callable) -> set[str]:
+    """The globals `fn`'s code names, and those the functions of the same module it names name in turn (a
+    helper shuffling a global generator)."""
+    names: set[str] = set()
+    todo, seen = [fn.__code__], set()
+    while todo:
+        code = todo.pop()
+        if code in seen:
+            continue
+        seen.add(code)
+        for name in _global_names(code) - names:
+            names.add(name)
+            value = _unwrapped(fn.__globals__.get(name))
+            if isinstance(value, types.FunctionType) and value.__globals__ is fn.__globals__:
+                todo.append(value.__code__)
+    return names
+
+
+def _unwrapped(value: Any) -> Any:
+    """The function a decorator's wrapper (functools.wraps: `__wrapped__`, minidynamo.disable's) calls."""
+    for _ in range(8):
+        inner = getattr(value, "__wrapped__", None) if isinstance(value, types.FunctionType) else None
+        if inner is None:
+            return value
+        value = inner
+    return value
+
+
 def _global_names(code: Any) -> set[str]:
     names = set(code.co_names)
     for const in code.co_consts:
@@ -194,8 +251,14 @@ def _cell_value(cell: Any) -> Any:
         return _MISSING
 
 
+INNER_DEPTH = 3     # how deep inside a global or cell verification puts objects back (LAYERS[0].calls: 1)
+_CODE = (types.ModuleType, type, types.FunctionType, types.MethodType, types.BuiltinFunctionType,
+         types.BuiltinMethodType, types.WrapperDescriptorType, types.MethodWrapperType, functools.partial)
+
+
 def _held(value: Any) -> tuple[Any, Any]:
-    """(the object, its contents now): items of a list, dict or set, the values of an array."""
+    """(the object, its contents now): items of a list, dict or set, the values of an array, the attributes
+    of a plain object (one with `__call__` too: a layer object counting its calls)."""
     if type(value) in (list, dict, set):
         return value, copy.copy(value)
     if isinstance(value, np.ndarray):
@@ -204,12 +267,34 @@ def _held(value: Any) -> tuple[Any, Any]:
         return value, value.bit_generator.state
     if isinstance(value, np.random.RandomState):
         return value, value.get_state(legacy=False)
-    if isinstance(value, (types.ModuleType, type)) or callable(value):
+    if isinstance(value, _CODE) or callable(value) and type(getattr(value, "__dict__", None)) is not dict:
         return value, None      # never compared: code and modules are not results
     state = getattr(value, "__dict__", None)
     if type(state) is dict:     # a plain object (a namespace, a counter): its attributes
         return value, _Attributes(state)
     return value, value
+
+
+def _inner(obj: Any, depth: int, seen: set, out: list) -> None:
+    """Append (object, contents) for what `obj`'s items, values and attributes hold (tuples looked through),
+    down to INNER_DEPTH levels: put back between the runs like the globals themselves."""
+    if depth > INNER_DEPTH or isinstance(obj, (_CODE, np.ndarray)):
+        return
+    if type(obj) in (list, tuple, set):
+        items = list(obj)
+    elif type(obj) is dict:
+        items = list(obj.values())
+    else:
+        state = getattr(obj, "__dict__", None)
+        items = list(state.values()) if type(state) is dict and not isinstance(obj, _CODE) else []
+    for item in items:
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        held = _held(item)
+        if held[1] is not None and held[1] is not item:
+            out.append(held)
+        _inner(item, depth + 1, seen, out)
 
 
 class _Attributes(dict):

@@ -42,10 +42,32 @@ def pytest_addoption(parser: Any) -> None:
                           "function compiled (minidynamo/verify.py); a difference raises VerificationError")
 
 
+# Tests that, by design, differ under --verify-every (verification runs the function once more, eagerly, on
+# copies it holds): each marker with the reason its tests are skipped there.
+NOT_UNDER_VERIFY = {
+    "counts_calls": "counts calls, computes or log lines: verification runs the function once more, eagerly",
+    "counts_references": "checks reference counts (ndarray.resize): verification holds the copies it compares",
+    "measures_memory": "measures peak allocation: verification's copies and eager run allocate too",
+    "measures_work": "picks a mode from the work its calls save: verification's eager runs add work",
+    "passes_live_state": "passes the warnings log itself: the eager run's deep copy of it is not the log",
+}
+
+
 def pytest_configure(config: Any) -> None:
+    for name, why in NOT_UNDER_VERIFY.items():
+        config.addinivalue_line("markers", f"{name}: skipped under --verify-every ({why})")
     n = config.getoption("--verify-every")
     if n:
         md.config.set_config(verify_every=n)
+
+
+def pytest_collection_modifyitems(config: Any, items: list) -> None:
+    if not config.getoption("--verify-every"):
+        return
+    for item in items:
+        for name, why in NOT_UNDER_VERIFY.items():
+            if item.get_closest_marker(name) is not None:
+                item.add_marker(pytest.mark.skip(reason=f"--verify-every: {why}"))
 
 
 class CompileCounter:

@@ -125,6 +125,7 @@ def folded_loop(x):
     return x * t
 
 
+@pytest.mark.measures_work
 def test_a_trial_keeps_guards_whose_hits_save_real_work_and_results_stay_eager():
     compiled = md.compile(folded_loop, dynamic=False, options={"cache_size_limit": 2})
     calls = [np.ones((n, 2)) for n in (1, 2, 1, 2, 1, 2, 9)]          # 6 hits per miss

@@ -485,6 +485,7 @@ def test_a_path_read_once_or_a_plain_name_is_not_bound():
     assert ":=" not in gs.expression() and gs.bound_locals() == []
 
 
+@pytest.mark.passes_live_state
 def test_a_list_warnings_are_recorded_into_is_never_read_ahead_of_the_graph():
     # A graph op that warns appends to the catch_warnings(record=True) list while the graph runs, so
     # `len(w)` read as a graph input (before the graph) would miss it: the log stays opaque, and every

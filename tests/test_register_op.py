@@ -175,6 +175,7 @@ def test_calls_to_an_impure_function_stay_apart():
     assert found.count("jitter") == 2 and out.graph_break_count == 0
 
 
+@pytest.mark.counts_calls
 def test_the_registered_function_runs_only_in_the_graph():
     calls = []
 

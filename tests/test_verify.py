@@ -378,3 +378,113 @@ def test_a_zero_d_argument_is_compared_bit_for_bit(dtype):
     ns[name] = flipped
     with pytest.raises(md.VerificationError, match="differs from eager in the result"):
         f(np.zeros((), dtype), 3)
+
+
+class CountingLayer:
+    def __init__(self, gain):
+        self.gain, self.calls = gain, 0
+
+    def __call__(self, z):
+        self.calls += 1
+        return z * self.gain
+
+
+LAYER = CountingLayer(1.5)
+LAYERS = [CountingLayer(0.5), CountingLayer(2.0)]
+SHUFFLER = np.random.default_rng(23)
+
+
+def through_layers(x):
+    return LAYER(x) + sum(layer(x) for layer in LAYERS)
+
+
+def _shuffle_copy(y):
+    out = y * 1.0
+    SHUFFLER.shuffle(out)
+    return out
+
+
+def shuffled(x):
+    return _shuffle_copy(x) + 1
+
+
+CALL_LOG: list = []
+
+
+@md.disable
+def _logged(x):
+    CALL_LOG.append(x.shape)
+    return x * 2
+
+
+def through_a_disabled_helper(x):
+    return _logged(x + 1) - 1
+
+
+def test_verification_runs_leave_the_program_state_as_eager_leaves_it():
+    # the eager re-run's effects are put back, also on a callable global object, on objects inside a global
+    # list, and on a global generator a helper of the module draws from: the program sees one run per call
+    # (the verified program counted LAYER.calls 5 and LAYERS[0].calls 3 after 3 calls, and shuffled twice)
+    x = np.arange(4.0)
+    eager = [(through_layers(x), shuffled(x)) for _ in range(3)]
+    state = LAYER.calls, [layer.calls for layer in LAYERS], SHUFFLER.bit_generator.state
+    LAYER.calls = 0
+    for layer in LAYERS:
+        layer.calls = 0
+    SHUFFLER.bit_generator.state = np.random.default_rng(23).bit_generator.state
+    with md.config.patch(verify_every=1):
+        compiled = [md.compile(through_layers), md.compile(shuffled)]
+        got = [(compiled[0](x), compiled[1](x)) for _ in range(3)]
+    assert all(np.array_equal(a, b) for pair in zip(eager, got) for a, b in zip(*pair))
+    assert (LAYER.calls, [layer.calls for layer in LAYERS], SHUFFLER.bit_generator.state) == state
+    assert all(c._minidynamo.cache.verifier.checked >= 1 for c in compiled)
+
+
+def test_a_disabled_helper_logs_once_per_verified_call():
+    # the helper is minidynamo.disable's wrapper of a function of this module: the globals the function it
+    # wraps names (CALL_LOG) are put back too, so the log has one line per call (two before)
+    CALL_LOG.clear()
+    with md.config.patch(verify_every=1):
+        compiled = md.compile(through_a_disabled_helper)
+        for _ in range(3):
+            compiled(np.ones(2))
+    assert len(CALL_LOG) == 3 and compiled._minidynamo.cache.verifier.checked == 2
+
+
+def test_a_call_that_loads_a_module_is_not_compared(tmp_path, monkeypatch, capsys):
+    # the module's top level prints as it loads; eager's re-run would find it loaded and print nothing: not a
+    # difference of the compiled code (VerificationError before), so that call is not compared
+    import sys
+    (tmp_path / "verify_loaded_mod.py").write_text("print('loading')\nSCALE = 3.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ns: dict = {}
+    exec("def f(x):\n    y = x + 1\n    import verify_loaded_mod as m\n    return y * m.SCALE\n", ns)
+    with md.config.patch(verify_every=1):
+        cf = md.compile(ns["f"])
+        x = np.arange(3.0)
+        for loads in (True, False, True):
+            if loads:
+                sys.modules.pop("verify_loaded_mod", None)
+            assert np.array_equal(cf(x), (x + 1) * 3.0)
+            assert capsys.readouterr().out == ("loading\n" if loads else "")
+    assert cf._minidynamo.cache.verifier.checked >= 1
+    sys.modules.pop("verify_loaded_mod", None)
+
+
+def warns_once(x):
+    return np.log(x)
+
+
+def test_a_default_action_warning_still_shows_once_across_verified_calls():
+    # the eager run's warnings are hidden without warnings.catch_warnings, whose exit resets the registry of
+    # places already warned about (so 'default' showed the same warning again on the next call)
+    compiled = md.compile(warns_once)
+    with md.config.patch(verify_every=1):
+        verified = md.compile(warns_once)
+    for fn in (warns_once, compiled, verified):
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.simplefilter("default")
+            for _ in range(4):
+                fn(np.zeros(2))
+        assert len(shown) == 1, (fn, [str(w.message) for w in shown])
+    assert verified._minidynamo.cache.verifier.checked == 3

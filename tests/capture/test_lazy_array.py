@@ -82,6 +82,7 @@ def branchy(x, w):
     return h - 1
 
 
+@pytest.mark.counts_calls
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_a_break_computes_only_its_scalar_and_resumes_lazily(backend, sign):

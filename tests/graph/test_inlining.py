@@ -68,6 +68,7 @@ def gemm_update(alpha, beta, C, A, B):
     C[:] = alpha * A @ B + beta * C
 
 
+@pytest.mark.measures_memory
 @pytest.mark.parametrize("fn, shapes", [(clip_scale, [(256, 256), (256, 256), None, None]),
                                         (gemm_update, [None, None, (200, 200), (200, 200), (200, 200)])])
 def test_compiled_allocates_what_eager_allocates(fn, shapes):

@@ -196,7 +196,15 @@ def _counts_as_eager(compiled: str, eager: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("fn, make, kwargs", CASES, ids=[c[0].__name__ for c in CASES])
+# ndarray.resize in place needs the only reference: under --verify-every the verifier holds the copies the
+# eager run resizes, so these raise there (by design: tests/conftest.py counts_references)
+RESIZING = {"argument_rebound_before_a_break", "argument_resized_after_print", "argument_resized_without_break",
+            "alias_of_rebound_argument", "keyword_argument_resized"}
+
+
+@pytest.mark.parametrize("fn, make, kwargs", [pytest.param(*c, marks=pytest.mark.counts_references)
+                                              if c[0].__name__ in RESIZING else c for c in CASES],
+                         ids=[c[0].__name__ for c in CASES])
 def test_same_references_as_eager(fn, make, kwargs):
     eager = _calls(fn, make, kwargs)
     compiled = _calls(md.compile(fn, options={"suppress_errors": False}), make, kwargs)

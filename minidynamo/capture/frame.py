@@ -42,6 +42,11 @@ def runs_plain(module: Any) -> bool:
     return module in PLAIN_MODULES or top in sys.stdlib_module_names and top not in INLINED_STDLIB
 
 
+def stdlib_call_reason(module: str, qualname: str) -> str:
+    """The break reason of a call into standard-library code run as plain Python (lint words it alike)."""
+    return f"{module}.{qualname}() runs as plain Python (standard-library code: hidden state, bookkeeping per value)"
+
+
 class Frame:
     """One activation. `locals` maps names to Vars; `cells` maps cell/free variable names to CellBoxes."""
 
@@ -170,8 +175,7 @@ class Frame:
             raise unsupported(codes.DISABLED, f"{qualname}() is disabled (minidynamo.disable): it runs as plain "
                                               "Python")
         if runs_plain(globals_.get("__name__")):
-            raise unsupported(codes.STDLIB_CALL, f"{globals_['__name__']}.{qualname}() runs as plain Python "
-                                                  "(standard-library code: hidden state, bookkeeping per value)")
+            raise unsupported(codes.STDLIB_CALL, stdlib_call_reason(globals_["__name__"], qualname))
         if code.co_flags & (0x80 | 0x100 | 0x200):   # coroutine, iterable coroutine, async generator
             raise unsupported(BreakCategory.UNSUPPORTED, f"{qualname} is a coroutine")
         child = Frame(self.ctx, code, args, closure, globals_, qualname, builtins_, parent=self)

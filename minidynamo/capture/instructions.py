@@ -48,6 +48,8 @@ class Instructions:
     targets: dict[int, int] = field(default_factory=dict)    # instruction index -> jump target index
     in_try: list[bool] = field(default_factory=list)          # covered by an exception-table entry
     handler: list[int | None] = field(default_factory=list)   # that entry's handler (instruction index)
+    # that entry's stack depth at the handler and whether it pushes the raising instruction's offset (lasti)
+    handler_depth: list[tuple[int, bool] | None] = field(default_factory=list)
 
     @property
     def loops(self) -> list[tuple[int, int]]:
@@ -165,15 +167,15 @@ def decode(code: types.CodeType) -> Instructions:
         return cached
     instrs: list[Instr] = []
     in_try: list[bool] = []
-    regions: list[Label | None] = []
+    regions: list[TryBegin | None] = []
     label_at: dict[Label, int] = {}
     depth = 0
-    region: Label | None = None
+    region: TryBegin | None = None
     for item in canonical_items(code)[0]:
         if isinstance(item, Label):
             label_at[item] = len(instrs)
         elif isinstance(item, TryBegin):
-            depth, region = depth + 1, item.target
+            depth, region = depth + 1, item
         elif isinstance(item, TryEnd):
             depth -= 1
             region = region if depth > 0 else None
@@ -182,7 +184,8 @@ def decode(code: types.CodeType) -> Instructions:
             in_try.append(depth > 0)
             regions.append(region if depth > 0 else None)
     targets = {i: label_at[ins.arg] for i, ins in enumerate(instrs) if isinstance(ins.arg, Label)}
-    handler = [None if r is None else label_at[r] for r in regions]
-    result = Instructions(code, instrs, targets, in_try, handler)
+    handler = [None if r is None else label_at[r.target] for r in regions]
+    depths = [None if r is None else (r.stack_depth, r.push_lasti) for r in regions]
+    result = Instructions(code, instrs, targets, in_try, handler, depths)
     _cache[code] = result
     return result

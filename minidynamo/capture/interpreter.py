@@ -73,6 +73,9 @@ def run_until(frame: Frame, until: int | None) -> Var | None:
                 raise _Stop()
             if frame.ip in frame.loop_starts:
                 _at_loop_start(frame, visits[frame.ip])
+            if ctx.lint is not None and frame.ins.in_try[frame.ip] and not ctx.arm_depth \
+                    and ctx.lint.raises_here(frame):
+                continue            # lint: this path raises here, into the except handler (frame.ip set)
             frame.ip += 1
             frame.ctx.steps += 1
             if frame.ctx.steps > limit:
@@ -85,7 +88,7 @@ def run_until(frame: Frame, until: int | None) -> Var | None:
                                       f"{instr.name} inside a branch arm (only pure graph code outside try folds)")
                 if ctx.arm_steps > ARM_STEP_BUDGET:
                     raise unsupported(BreakCategory.UNSUPPORTED, "branch folding used its step budget")
-            handler = HANDLERS.get(instr.name)
+            handler = HANDLERS.get(instr.name) or (ctx.lint.handler(instr.name) if ctx.lint is not None else None)
             if handler is None:
                 why = UNSUPPORTED.get(instr.name, "no handler for this opcode")
                 raise unsupported(BreakCategory.UNSUPPORTED, f"opcode {instr.name}: {why}")

@@ -54,7 +54,7 @@ def do_call(frame: Frame, argc: int, kw_names: tuple[str, ...]) -> None:
     except GraphBreak as e:
         if frame.ctx.lint is None or frame.ctx.arm_depth or e.reason.filename:   # (located: a callee's own)
             raise
-        frame.push(frame.ctx.lint.past_call(frame, e.reason))   # lint: recorded, the result unknown
+        frame.push(frame.ctx.lint.past_call(frame, e.reason, fn))   # lint: recorded, the result unknown
 
 
 # https://docs.python.org/3.12/library/dis.html#opcode-CALL

@@ -63,7 +63,7 @@ class ConcatenatorVar(Var):
                     part = part.call_method(frame, "swapaxes", [ConstVar(-1), ConstVar(trans1d)], {})
                 parts.append(part)
                 kinds.append(part.spec.dtype)
-            elif type(const) in _NUMBERS and item.is_constant():
+            elif type(const) in _NUMBERS:
                 parts.append(const)
                 kinds.append(const)
             else:

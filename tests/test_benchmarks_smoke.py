@@ -230,5 +230,7 @@ def test_public_model_cases_load_and_agree(name):
     from benchmarks import public_models as pm
     case = next(c for c in pm.CASES if c.name == name)
     result = pm.run_case(case, pm.Loader(PUBLIC))
+    if result.error.startswith("not built: ModuleNotFoundError"):    # the public code's own dependency (scipy)
+        pytest.skip(f"{name}: {result.error}")
     assert not result.error and result.correct, (result.error, result.mismatch)
     assert result.graphs >= 1

@@ -5,7 +5,14 @@ call, and asserts both runs agree on everything a caller can observe: the return
 type included), the exception (type and message), what was printed, the arguments after the call (in-place
 writes), chosen module globals, and which returned objects are the caller's own arguments. It returns a
 `CheckResult` with the compiled function's capture records, stats and counter, so tests can assert graph
-counts and break reasons on top.
+counts and break reasons on top. By default it also asserts that a graph with an op was captured and that
+no frame fell back to eager (`expect_fallback="words"`: a frame fell back, for a reason saying them;
+`expect_graph=False`: the function was captured, and the test asserts the rest itself). `captured(cfn)`
+gives the same assertions to a test that compiles and calls a function itself.
+
+`pytest --eager-stand-in` replaces `minidynamo.compile` by `eager_stand_in`, which returns a wrapper running the
+function as it is: a test that still passes then cannot tell capture from no capture (issue 24). Measure with
+`tools/eager_stand_in.sh` (the items of tests/capture and tests/stitch that pass so, of all of them).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dis
+import functools
 import io
 import os
 import types
@@ -40,6 +48,20 @@ def pytest_addoption(parser: Any) -> None:
     parser.addoption("--verify-every", type=int, default=0, metavar="N",
                      help="run the suite with shadow verification on: config verify_every=N for every "
                           "function compiled (minidynamo/verify.py); a difference raises VerificationError")
+    parser.addoption("--eager-stand-in", action="store_true", default=False,
+                     help="replace minidynamo.compile by a stand-in that runs the function eagerly: the tests "
+                          "that still pass cannot tell capture from no capture")
+
+
+def eager_stand_in(fn: Callable | None = None, **options: Any) -> Any:
+    """What `--eager-stand-in` puts in place of `minidynamo.compile`: the function, called as it is."""
+    if fn is None:
+        return lambda f: eager_stand_in(f, **options)
+
+    @functools.wraps(fn)
+    def run_eagerly(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+    return run_eagerly
 
 
 # Tests that, by design, differ under --verify-every (verification runs the function once more, eagerly, on
@@ -56,6 +78,8 @@ NOT_UNDER_VERIFY = {
 def pytest_configure(config: Any) -> None:
     for name, why in NOT_UNDER_VERIFY.items():
         config.addinivalue_line("markers", f"{name}: skipped under --verify-every ({why})")
+    if config.getoption("--eager-stand-in"):
+        md.compile = eager_stand_in     # before collection: `from minidynamo import compile` gets it too
     n = config.getoption("--verify-every")
     if n:
         md.config.set_config(verify_every=n)
@@ -113,6 +137,33 @@ class CheckResult:
     def graphs(self) -> list:
         return [r.graph for r in self.records if r.graph is not None]
 
+    @property
+    def all_records(self) -> list:
+        """The captures of the function and of all its pieces (resume functions, loop bodies, helpers)."""
+        state = _state_of(self.compiled)
+        if state is None:
+            return []
+        pieces = [_state_of(c) for c in state.children.values()]
+        return list(state.records) + [r for s in pieces if s is not None and s is not state for r in s.records]
+
+    def assert_graph_ran(self) -> "CheckResult":
+        """A capture (of the function or of a piece of it) made a graph with at least one op, and no frame
+        fell back to running eagerly."""
+        assert _state_of(self.compiled) is not None, f"{self.compiled!r} is not a compiled function"
+        records = self.all_records
+        assert any(r.graph is not None and r.graph.count() for r in records), \
+            f"no graph with an op was captured: {[str(r.reason) for r in records]}"
+        fallbacks = [str(r.reason) for r in records if r.reason is not None and r.reason.fallback]
+        assert not fallbacks, "a frame ran eagerly:\n" + "\n".join(fallbacks)
+        return self
+
+    def assert_fallback(self, words: str) -> "CheckResult":
+        """A capture fell back to running a frame eagerly, for a reason whose text contains `words`."""
+        assert _state_of(self.compiled) is not None, f"{self.compiled!r} is not a compiled function"
+        reasons = [str(r.reason) for r in self.all_records if r.reason is not None and r.reason.fallback]
+        assert any(words in r for r in reasons), f"no eager fallback saying {words!r}: {reasons}"
+        return self
+
     def assert_resumed_after(self, opname: str) -> "CheckResult":
         """Capture broke at an `opname` instruction, every break was stitched around (no frame ran eagerly),
         and a resume function captured a graph with operations after the break."""
@@ -129,6 +180,13 @@ class CheckResult:
         assert self.records, "nothing was captured"
         assert self.reasons == [], "unexpected graph break:\n" + "\n".join(str(r) for r in self.reasons)
         return self
+
+
+def captured(compiled: Any) -> CheckResult:
+    """The capture records of a function compiled by the test itself (not through `check`), to assert on:
+    `captured(cfn).assert_graph_ran()`."""
+    state = _state_of(compiled)
+    return CheckResult(compiled, CompileCounter(), list(state.records) if state is not None else [])
 
 
 # ---- comparing two runs ----------------------------------------------------------------------------------
@@ -231,9 +289,14 @@ def _copy_inputs(namespace: dict, args: tuple, kwargs: dict) -> tuple[tuple, dic
 
 
 def check(fn: Callable, *args: Any, calls: Sequence[tuple] | None = None, globals_to_check: Sequence[str] = (),
-          backend: Any = None, compiled: Any = None, **kwargs: Any) -> CheckResult:
+          backend: Any = None, compiled: Any = None, expect_graph: bool = True, expect_fallback: str | None = None,
+          **kwargs: Any) -> CheckResult:
     """Run `fn(*args, **kwargs)` and then `fn(*c)` for each tuple `c` in `calls`, eagerly and compiled, and
     assert the two agree on results, exceptions, stdout, mutated arguments and the named globals.
+
+    Then assert what capture did: by default that a graph with an op was captured and no frame fell back to
+    eager (`assert_graph_ran`); `expect_fallback="words"`: a frame fell back for a reason saying them;
+    `expect_graph=False`: only that the function was captured (the test asserts the rest itself).
 
     `compiled` reuses an existing compiled function (its backend is then whatever it was compiled with)."""
     counter = CompileCounter()
@@ -264,7 +327,14 @@ def check(fn: Callable, *args: Any, calls: Sequence[tuple] | None = None, global
             if g_e is not _MISSING:
                 assert_same(g_e, g_c, f"{tag}: global {name}")
     state = _state_of(cfn)
-    return CheckResult(cfn, counter, list(state.records) if state is not None else [])
+    result = CheckResult(cfn, counter, list(state.records) if state is not None else [])
+    if expect_fallback is not None:
+        result.assert_fallback(expect_fallback)
+    elif expect_graph:
+        result.assert_graph_ran()
+    else:
+        assert state is not None and result.all_records, f"{cfn!r} captured nothing"
+    return result
 
 
 # ---- asserting through dis that a test exercises the opcode it is about (STYLE §7) -----------------------

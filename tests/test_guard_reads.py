@@ -56,13 +56,14 @@ def held_reads() -> list[str]:
 
 def after_graph(o):
     y = o.w * 2.0 + o.b
-    held = held_reads()            # not capturable: plain Python at a break, after the graph ran
+    held = held_reads()            # reads its caller's frame: the function runs as plain Python, after the guards
     return y, held
 
 
 def test_the_checks_locals_are_dropped_before_the_functions_own_code_runs():
     r = check(after_graph, Holder(w=np.ones(3), b=1.0),
-              calls=[(Holder(w=np.zeros(3), b=1.0),), (Holder(w=np.arange(3.0), b=1.0),)])
+              calls=[(Holder(w=np.zeros(3), b=1.0),), (Holder(w=np.arange(3.0), b=1.0),)],
+              expect_fallback="sys._getframe() reads the function's own frame")
     assert r.stats.pieces[0].hits == 2 and r.reasons
 
 

@@ -15,7 +15,7 @@ import pytest
 import minidynamo as md
 from minidynamo.capture import break_codes as codes
 from minidynamo.capture.breaks import BreakCategory, BreakReason
-from tests.conftest import check
+from tests.conftest import captured, check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGES = os.path.join(ROOT, "docs", "breaks")
@@ -34,8 +34,8 @@ def _example(text: str, section: str) -> str:
 
 
 def _run(source: str) -> tuple:
-    """(codes of the breaks and fallbacks explain() reports, compiled result, eager result) of an example:
-    its `f` called on its `args` (each run on its own copy of the arguments)."""
+    """(codes of the breaks and fallbacks explain() reports, compiled result, eager result, compiled function)
+    of an example: its `f` called on its `args` (each run on its own copy of the arguments)."""
     ns: dict = {"__name__": "docs_example"}
     exec(compile(source, "<docs example>", "exec"), ns)
     f, args = ns["f"], ns["args"]
@@ -43,7 +43,7 @@ def _run(source: str) -> tuple:
     found = {str(c) for r in out.break_reasons for c in (r.code, r.fallback_code) if c is not None}
     compiled = md.compile(f)
     compiled(*copy.deepcopy(args))
-    return found, compiled(*copy.deepcopy(args)), f(*copy.deepcopy(args))
+    return found, compiled(*copy.deepcopy(args)), f(*copy.deepcopy(args)), compiled
 
 
 def _same(a, b) -> bool:
@@ -67,11 +67,14 @@ def test_each_page_breaks_with_its_code_and_its_fix_captures_without_it(code, ca
     c = codes.CODES[code]
     assert text.startswith(f"# {code}: {c.title}\n")
     assert f"- category: `{c.category.value}`\n- hint: {c.hint}\n" in text      # the page says what reports say
-    found, got, want = _run(_example(text, "Breaks"))
+    found, got, want, _ = _run(_example(text, "Breaks"))
     assert code in found, found
-    found, got, want = _run(_example(text, "Fixed"))
+    found, got, want, compiled = _run(_example(text, "Fixed"))
     assert code not in found, found
     assert _same(got, want)
+    result = captured(compiled)                 # the fix is captured: a graph, and f itself never runs eagerly
+    assert any(r.graph is not None and r.graph.count() for r in result.all_records), result.reasons
+    assert not [r for r in result.reasons if r.fallback], result.reasons
 
 
 def test_every_page_is_a_code_and_the_index_lists_every_code():
@@ -187,4 +190,4 @@ def test_a_limitation_of_capture_is_never_reported_as_the_programs_exception(fn,
     out = md.explain(fn)(*[a.copy() for a in args])
     found = [b.code for b in out.break_reasons]
     assert code in found and codes.EXCEPTION not in found, [str(b) for b in out.break_reasons]
-    check(fn, *args)
+    check(fn, *args, expect_graph=False)

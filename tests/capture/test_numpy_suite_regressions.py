@@ -47,7 +47,7 @@ def round_a_numpy_scalar():
 
 
 def test_a_numpy_scalar_constant_crosses_a_break_with_its_type():
-    check(round_a_numpy_scalar)
+    check(round_a_numpy_scalar, expect_graph=False)
 
 
 def keys_set_operations(d, e):
@@ -92,7 +92,7 @@ def too_many_index_arrays(arr, idx):
 
 def test_more_than_63_index_arrays_without_subspace_raise():
     # test_indexing.py::TestIndexing::test_too_many_advanced_indices[64-64-index2]
-    check(too_many_index_arrays, np.ones((1,) * 64), np.array([0]))
+    check(too_many_index_arrays, np.ones((1,) * 64), np.array([0]), expect_graph=False)
 
 
 def object_array_equals_none(a):
@@ -102,7 +102,7 @@ def object_array_equals_none(a):
 
 
 def test_object_array_compares_with_none_elementwise():
-    check(object_array_equals_none, np.array([None, 1, None], dtype=object))
+    check(object_array_equals_none, np.array([None, 1, None], dtype=object), expect_graph=False)
 
 
 def complex_inf_constant(x):
@@ -129,9 +129,9 @@ def reshape_no_copy(a):
 def test_clip_and_reshape_raise_exactly_as_this_numpy():
     # test_numeric.py::TestClip::test_clip_min_max_args (NumPy 2.4 requires a_max) and
     # TestNonarrayArgs::test_reshape_copy_arg (copy=False depends on the memory layout)
-    check(clip_one_bound, np.arange(5))
-    check(reshape_no_copy, np.arange(24).reshape(2, 3, 4))
-    check(reshape_no_copy, np.asfortranarray(np.arange(24).reshape(2, 3, 4)))
+    check(clip_one_bound, np.arange(5), expect_graph=False)
+    check(reshape_no_copy, np.arange(24).reshape(2, 3, 4), expect_graph=False)
+    check(reshape_no_copy, np.asfortranarray(np.arange(24).reshape(2, 3, 4)), expect_graph=False)
 
 
 def _class_without_module() -> type:

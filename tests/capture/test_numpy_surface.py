@@ -9,7 +9,7 @@ import pytest
 
 import minidynamo as md
 from minidynamo.capture.breaks import BreakCategory
-from tests.conftest import check
+from tests.conftest import captured, check
 
 X = np.linspace(-1.0, 2.0, 12)
 M = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]])
@@ -176,9 +176,9 @@ def draws_in_a_long_loop(x, steps):
     return x
 
 
-def _eager_and_compiled(fn, *args):
+def _eager_and_compiled(fn, *args, expect_graph=True):
     """Run fn eagerly and compiled from the same seed: results (or exception types) and the global RNG
-    state after the call must be identical."""
+    state after the call must be identical; a graph ran (or, with `expect_graph=False`, capture broke)."""
     cfn = md.compile(fn, options={"suppress_errors": False})
     outcomes = []
     for f in (fn, cfn):
@@ -196,6 +196,10 @@ def _eager_and_compiled(fn, *args):
     if e_exc is None:
         for e, c in zip(e_out if isinstance(e_out, tuple) else (e_out,), c_out if isinstance(c_out, tuple) else (c_out,)):
             assert np.array_equal(e, c)
+    if expect_graph:
+        captured(cfn).assert_graph_ran()
+    else:
+        assert captured(cfn).reasons, "expected a break"
     return cfn
 
 
@@ -253,8 +257,10 @@ def test_more_legacy_distributions_are_ordered_ops():
 
 
 def test_a_draw_refusing_its_array_parameter_raises_as_eagerly():
-    # p > 1 is found only when the graph runs: the eager re-run restores the stream and raises NumPy's error
-    _eager_and_compiled(dropout_and_other_distributions, np.ones((4, 3)), 1.5, np.array([1.0]), np.ones((1, 2)))
+    # p > 1, a Python number, is found at capture (a break before the draw: NumPy's error, as eagerly); a
+    # negative lam only when the graph runs: the eager re-run restores the stream and raises NumPy's error
+    _eager_and_compiled(dropout_and_other_distributions, np.ones((4, 3)), 1.5, np.array([1.0]), np.ones((1, 2)),
+                        expect_graph=False)
     _eager_and_compiled(dropout_and_other_distributions, np.ones((4, 3)), 0.5, np.array([-1.0]), np.ones((1, 2)))
 
 
@@ -267,7 +273,8 @@ def seeded_dropout(x, param):
 
 def test_seed_is_an_ordered_op_and_the_stream_matches():
     for param in ({"p": 0.5, "seed": 3}, {"p": 0.5}, {"p": 0.5, "seed": -1}, {"p": 0.5, "seed": 2**32}):
-        _eager_and_compiled(seeded_dropout, np.ones((3, 4)), param)     # -1 and 2**32: ValueError as eagerly
+        # -1 and 2**32: ValueError as eagerly, found at capture (a break)
+        _eager_and_compiled(seeded_dropout, np.ones((3, 4)), param, expect_graph=0 <= param.get("seed", 0) < 2**32)
     explained = md.explain(seeded_dropout)(np.ones((3, 4)), {"p": 0.5, "seed": 3})
     assert explained.graph_break_count == 0
     assert [n.op for n in explained.graphs[0].nodes if n.op.startswith("random.")] == \
@@ -306,7 +313,8 @@ def test_insert_and_atleast_nd_are_ops():
 
 
 def test_insert_out_of_bounds_raises_as_eagerly():
-    check(lambda x, k: np.insert(x, k, 0.0), np.ones(3), 5, calls=[(np.ones(3), 3), (np.ones(3), -4)])
+    check(lambda x, k: np.insert(x, k, 0.0), np.ones(3), 5, calls=[(np.ones(3), 3), (np.ones(3), -4)],
+          expect_graph=False)
 
 
 def reductions_of_lists(x, n):
@@ -391,7 +399,8 @@ def kept_copies(x, da):
 def test_array_with_copy_true_is_an_op():
     r = check(kept_copies, np.arange(4.0), np.ones(3))
     assert not r.reasons and [n.op for n in r.graphs[0].nodes].count("array") == 2
-    r = check(lambda x: np.array(x, copy=False) is x, np.arange(4.0))       # may be x itself: a break
+    r = check(lambda x: np.array(x, copy=False) is x, np.arange(4.0),
+              expect_graph=False)       # may be x itself: a break
     assert r.reasons
 
 
@@ -411,7 +420,8 @@ def test_take_is_an_op():
     assert not r.reasons and r.graphs[0].ops().get("take") == 10
     check(lambda x: x.take(12), x)                                   # out of range: IndexError as eagerly
     check(lambda x, i: np.take(x, i, axis=0), x, np.array([0, 11]))  # found when the graph runs
-    assert check(lambda x: np.take(x, [True, False]), y).reasons      # bools are 0/1 to take: a break
+    assert check(lambda x: np.take(x, [True, False]), y,
+                 expect_graph=False).reasons      # bools are 0/1 to take: a break
 
 
 def test_ndarray_constructor_is_an_empty_array_in_the_graph():

@@ -22,7 +22,7 @@ def splits(x, k):
                                      ((2, 2, 0), 2), ((3,), 2), ((), 1)])
 def test_hsplit_vsplit_dsplit_are_lists_of_views(dtype, shape, k):
     x = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape).astype(dtype)
-    r = check(splits, x, k)         # 3 into (3,) or a 0-d array: NumPy's ValueError, raised eagerly
+    r = check(splits, x, k, expect_graph=False)         # 3 into (3,) or a 0-d array: NumPy's ValueError, raised eagerly
     if x.ndim and (isinstance(k, list) or x.shape[1 if x.ndim > 1 else 0] % k == 0):
         assert not r.reasons and len(r.graphs) == 1
 
@@ -43,7 +43,8 @@ def joins(a):
 @pytest.mark.parametrize("shape", [(2, 3, 4), (3, 2), (1, 1, 1), (0, 2, 2), (2, 0, 3), (4,), ()])
 def test_joining_one_ndarray_iterates_its_first_axis(dtype, shape):
     a = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
-    r = check(joins, a)            # a 0-d array, (4,) or an empty first axis: NumPy's errors, as eagerly
+    r = check(joins, a,
+              expect_graph=False)            # a 0-d array, (4,) or an empty first axis: NumPy's errors, as eagerly
     if len(shape) > 1 and shape[0]:
         assert not r.reasons and len(r.graphs) == 1
 
@@ -97,4 +98,4 @@ def test_rolls_by_shifts_read_from_a_global_int_array(dtype, shape):
 def test_a_shift_the_graph_holds_rolls_as_numpy_does(shift):
     def roll(x, s):
         return np.roll(x, s), np.roll(x, s, axis=0), np.roll(x, s, axis=(0, 1)), np.roll(x[0], s)
-    check(roll, np.arange(12.0).reshape(3, 4), shift)         # float or 2-d shifts: NumPy's errors
+    check(roll, np.arange(12.0).reshape(3, 4), shift, expect_graph=False)         # float or 2-d shifts: NumPy's errors

@@ -66,7 +66,7 @@ def test_eig_shapes(shape):
 def test_eig_of_a_complex_matrix_and_bad_values_as_eagerly():
     check(eig_then_more, SYMMETRIC.astype(complex), calls=[(ROTATION.astype(complex),)])
     check(eig_then_more, np.full((3, 3), np.nan), calls=[(np.full((3, 3), np.inf),), (SYMMETRIC,)])
-    check(eig_then_more, np.ones((2, 3)))       # not square: LinAlgError at capture, as eagerly
+    check(eig_then_more, np.ones((2, 3)), expect_graph=False)       # not square: LinAlgError at capture, as eagerly
 
 
 def test_eig_keeps_its_check_in_explain():
@@ -101,7 +101,7 @@ def test_a_failing_count_assert_raises_as_eagerly(bad):
 @pytest.mark.parametrize("x", [np.array([0.1, 0.9, -0.2]), np.linspace(-1, 1, 9), -np.ones(4), np.zeros(0),
                                np.array([0.7, 0.8, 0.9, 1.0, 0.6])])
 def test_raises_on_counts_in_both_directions(x):
-    check(count_checks, x, calls=[(x[::-1] * 0.5,), (-x,), (x + 1,), (x,)], backend="numpy")
+    check(count_checks, x, calls=[(x[::-1] * 0.5,), (-x,), (x + 1,), (x,)], backend="numpy", expect_graph=False)
 
 
 def test_count_checks_are_one_graph():

@@ -48,7 +48,7 @@ def test_ambiguous_truth_and_warnings_are_eagers():
                 pass
         with warnings.catch_warnings(record=True) as compiled:
             warnings.simplefilter("always")
-            check(warns, x)
+            check(warns, x, expect_graph=False)
         assert [str(w.message) for w in compiled] == [str(w.message) for w in eager] * 2
 
 
@@ -57,7 +57,7 @@ def test_branches_without_a_raising_way_still_break():
         if x.sum() > 0:
             raise ValueError("big")
         raise ValueError("small")
-    assert check(both, np.ones(2)).reasons
+    assert check(both, np.ones(2), expect_fallback='cannot continue after RAISE_VARARGS in plain Python yet').reasons
 
     def neither(x):
         if x.sum() > 0:

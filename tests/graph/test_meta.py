@@ -183,7 +183,7 @@ def test_setitem_with_a_boolean_list_and_a_2d_value_raises_type_error():
         x[[True, False, True]] = v
         return x
     for v in (np.ones((2, 2)), np.ones((1, 1, 2)), np.ones(2), np.ones((1, 2))):
-        check(f, np.zeros(3), v)
+        check(f, np.zeros(3), v, expect_graph=False)         # (a value NumPy refuses: a break at capture)
     assert "TypeError" in str(pytest.raises(MetaError, ops.get("setitem").meta,
                                             ArraySpec((3,), np.float64), [True, False, True],
                                             ArraySpec((2, 2), np.float64)).value)

@@ -17,7 +17,7 @@ W = np.linspace(0.5, 1.5, 9).reshape(3, 3)
 
 def _resumed(fn, *args, calls=(), breaks=1):
     """check(), then: no fallback to eager and at least `breaks` captured breaks."""
-    result = check(fn, *args, calls=calls)
+    result = check(fn, *args, calls=calls, expect_graph=False)
     assert len(result.reasons) >= breaks and not any(r.fallback for r in result.reasons), \
         [str(r) for r in result.reasons]
     return result
@@ -218,7 +218,7 @@ def test_an_annotated_closure_keeps_the_frame_eager_with_a_reason():
         print("annotated")
         k = 3.0
         return f(x), f.__annotations__
-    result = check(annotated, X)
+    result = check(annotated, X, expect_fallback='restart broke at another place: cannot rebuild nested')
     assert result.reasons and any("annotations" in r.fallback for r in result.reasons), \
         [str(r) for r in result.reasons]
 

@@ -70,20 +70,20 @@ def test_unpack_wrong_count_raises_like_eager():
     def f(xs):
         a, b = xs
         return a
-    check(f, [1, 2, 3])
+    check(f, [1, 2, 3], expect_graph=False)
 
 
 def test_tuple_of_star_args():
     def f(x, xs):
         return (*xs, x), tuple(xs)
     assert_uses(f, "LIST_TO_TUPLE", "CALL_INTRINSIC_1", any_of=True)
-    check(f, x23(), [1, 2]).assert_no_breaks()
+    check(f, x23(), [1, 2], expect_graph=False).assert_no_breaks()
 
 
 def test_return_input_containers_and_new_ones():
     def f(xs, d, x):
         return xs, d, [xs, d], {"x": x}
-    check(f, [1, 2], {"a": 1}, x23()).assert_no_breaks()
+    check(f, [1, 2], {"a": 1}, x23(), expect_graph=False).assert_no_breaks()
 
 
 def test_list_methods_on_new_list():
@@ -108,7 +108,7 @@ def test_dict_methods():
 def test_list_concat_and_repeat():
     def f(x, xs):
         return xs + [x], (x,) * 2, xs * 2
-    check(f, x23(), [1]).assert_no_breaks()
+    check(f, x23(), [1], expect_graph=False).assert_no_breaks()
 
 
 def _collect(*args, **kwargs):
@@ -138,8 +138,8 @@ def test_a_repeated_keyword_in_double_star_arguments_raises_as_eagerly():
     def g(x):
         d = {"a": x}
         return _collect(**d, **{"b": print("b")}, **{"a": 3})
-    check(f, x23())
-    check(g, x23())
+    check(f, x23(), expect_fallback='cannot continue after DICT_MERGE in plain Python yet')
+    check(g, x23(), expect_fallback='cannot continue after DICT_MERGE in plain Python yet')
 
 
 # ---- sets: of constants captured (variables/sets.py); a display of other items breaks and runs as Python --

@@ -40,7 +40,7 @@ def test_map_whose_function_mutates_breaks_instead_of_reordering():
         it = map(lambda a: log.append(1) or a * 2, xs)
         log.append("made")
         return list(it)
-    check(f, [_x(), _x()], [])
+    check(f, [_x(), _x()], [], expect_graph=False)
 
 
 def test_sorted_min_max_with_keys():
@@ -56,8 +56,8 @@ def test_sorted_min_max_with_keys():
 def test_max_of_arrays_breaks_only_for_the_truth_value():
     def f(a, b):
         return max(a, b)
-    check(f, np.array([1.0]), np.array([2.0]), calls=[(np.array([3.0]), np.array([2.0]))])
-    check(f, _x(), _x(seed=1))                   # ValueError, as eagerly
+    check(f, np.array([1.0]), np.array([2.0]), calls=[(np.array([3.0]), np.array([2.0]))], expect_graph=False)
+    check(f, _x(), _x(seed=1), expect_graph=False)                   # ValueError, as eagerly
 
 
 def test_sum_any_all_short_circuit():
@@ -138,10 +138,10 @@ def test_sum_of_arrays_records_the_additions():
 
 
 def test_exceptions_from_folded_helpers_stay_eager():
-    check(lambda x: x * math.sqrt(-1.0), _x())
-    check(lambda x: x * min([]), _x())
-    check(lambda x: x * functools.reduce(operator.add, []), _x())
-    check(lambda x: sorted([1, "a"]), _x())
+    check(lambda x: x * math.sqrt(-1.0), _x(), expect_graph=False)
+    check(lambda x: x * min([]), _x(), expect_graph=False)
+    check(lambda x: x * functools.reduce(operator.add, []), _x(), expect_graph=False)
+    check(lambda x: sorted([1, "a"]), _x(), expect_graph=False)
 
 
 def test_slice_builtin_builds_what_build_slice_builds():
@@ -152,8 +152,8 @@ def test_slice_builtin_builds_what_build_slice_builds():
     x, idx = np.arange(6.0).reshape(2, 3), np.array([0, 1, 1])
     r = check(f, x, idx, 2, calls=[(x, idx, 3)]).assert_no_breaks()
     assert all(g.ops().get("add.at") == 1 for g in r.graphs)
-    check(lambda x: x[slice(1, 2, 3, 4)], np.ones(3))     # TypeError, as eagerly
-    check(lambda x: x[slice()], np.ones(3))
+    check(lambda x: x[slice(1, 2, 3, 4)], np.ones(3), expect_graph=False)     # TypeError, as eagerly
+    check(lambda x: x[slice()], np.ones(3), expect_graph=False)
 
 
 def test_combinations_and_permutations_of_items():
@@ -166,4 +166,5 @@ def test_combinations_and_permutations_of_items():
             list(itertools.permutations(range(3), 2))
     r = check(features, np.arange(6.0).reshape(2, 3), 2, calls=[(np.ones((2, 3)), 3)]).assert_no_breaks()
     assert r.graphs[0].ops().get("prod") == 10          # 1 + 3 + 6 monomials of degree <= 2 in 3 variables
-    check(lambda xs: list(itertools.combinations(xs, -1)), [np.ones(2)])     # ValueError, as eagerly
+    check(lambda xs: list(itertools.combinations(xs, -1)), [np.ones(2)],
+          expect_graph=False)     # ValueError, as eagerly

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
+from tests.conftest import captured
 from minidynamo.held_warnings import may_raise
 from tests.programs import warning_then_raise as P
 
@@ -56,6 +57,7 @@ def test_warnings_before_a_raise_show_once_from_the_programs_line(dtype, shape, 
     in_graph = len(shape) == 2 and shape[0] == shape[1]      # else inv raises at capture: a break before it
     for _ in range(2):                                       # the capturing call, then a warm one
         _same(_outcome(P.log_then_inverse, x), _outcome(compiled, x), places=in_graph)
+    captured(compiled).assert_graph_ran()
 
 
 @pytest.mark.parametrize("k", [0, 2, 5, -4])
@@ -64,6 +66,7 @@ def test_an_index_past_the_end_after_a_warning(k):
     compiled = md.compile(P.sqrt_then_index)
     for x in (np.array([0.0, 2.0, 5.0]), np.zeros(3, np.float32), np.ones(3)):
         _same(_outcome(P.sqrt_then_index, x, k), _outcome(compiled, x, k), places=False)
+    captured(compiled).assert_graph_ran()
 
 
 @pytest.mark.parametrize("b", [np.zeros(2), np.ones(2), -np.ones(2)])
@@ -72,6 +75,7 @@ def test_an_inlined_helpers_warning_comes_from_the_helpers_line(a, b):
     compiled = md.compile(P.helper_then_solve)
     for _ in range(2):
         _same(_outcome(P.helper_then_solve, a, b), _outcome(compiled, a, b))
+    captured(compiled).assert_graph_ran()
 
 
 @pytest.mark.parametrize("shape", [(0, 0), (0, 3), (2, 2)])
@@ -80,6 +84,7 @@ def test_a_numpy_function_warning_keeps_its_own_place(shape):
     x = np.zeros(shape)
     for _ in range(2):
         _same(_outcome(P.mean_then_inverse, x), _outcome(compiled, x), places=shape[0] == shape[1])
+    captured(compiled).assert_graph_ran()
 
 
 @pytest.mark.parametrize("action", ["error", "ignore", "once", "module", "default"])
@@ -89,6 +94,7 @@ def test_the_programs_module_filters_apply(action):
         for _ in range(2):
             _same(_outcome(P.log_then_inverse, x, action=action, module=P.__name__),
                   _outcome(compiled, x, action=action, module=P.__name__))
+    captured(compiled).assert_graph_ran()
 
 
 def test_the_default_action_shows_once_across_calls():
@@ -104,6 +110,7 @@ def test_the_default_action_shows_once_across_calls():
         if fn is P.log_then_inverse:
             expected = [(str(w.message), w.filename, w.lineno) for w in shown]
     assert [(str(w.message), w.filename, w.lineno) for w in shown] == expected and len(expected) == 2
+    captured(compiled).assert_graph_ran()
 
 
 def test_which_graphs_hold_their_warnings():
@@ -120,6 +127,7 @@ def test_an_elementwise_graph_under_a_raising_errstate_holds_its_warnings(x):
     compiled = md.compile(P.log_under_invalid_raise)
     for _ in range(2):
         _same(_outcome(P.log_under_invalid_raise, x), _outcome(compiled, x))
+    captured(compiled).assert_graph_ran()
 
 
 def exp_plus_one(x):
@@ -154,6 +162,7 @@ def test_an_elementwise_graph_under_the_callers_raising_errstate_warns_once(dtyp
         with np.errstate(under="raise"):
             _same(_outcome(exp_plus_one, x), _outcome(compiled, x))
         _same(_outcome(exp_plus_one, x), _outcome(compiled, x), places=False)      # the default state after
+    captured(compiled).assert_graph_ran()
 
 
 def test_a_resumed_errstate_block_around_an_elementwise_graph_warns_once():
@@ -161,3 +170,4 @@ def test_a_resumed_errstate_block_around_an_elementwise_graph_warns_once():
     for x in [np.array([[-3.0, 0.9, -0.1], [-0.2, -1.2, -0.1]], dtype) for dtype in (np.float32, np.float64)] * 2:
         y = np.ones(x.shape)
         _same(_outcome(exp_in_errstate_around_a_break, x, y), _outcome(compiled, x, y))
+    captured(compiled).assert_graph_ran()

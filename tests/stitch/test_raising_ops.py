@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from tests.conftest import check
+from tests.conftest import captured, check
 
 SINGULAR, REGULAR = np.ones((2, 2)), np.array([[2.0, 1.0], [1.0, 3.0]])
 
@@ -89,6 +89,7 @@ def test_unused_op_keeps_its_warning():
             warnings.simplefilter("always")
             run(x.copy())
         assert [w.category for w in seen] == [RuntimeWarning], run
+    assert captured(compiled).assert_graph_ran().graphs[0].count("log") == 1     # kept, though unused
 
 
 def solve_in_try(A, b):
@@ -278,3 +279,4 @@ def test_rerun_exception_has_eager_context(fn, extra):
             f(SINGULAR.copy(), *(e.copy() for e in extra))
         raised.append((info.value.__context__, info.value.__cause__, info.value.__suppress_context__))
     assert raised[0] == raised[1] == (None, None, False)
+    captured(compiled).assert_graph_ran()

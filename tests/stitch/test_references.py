@@ -21,6 +21,7 @@ import pytest
 
 import minidynamo as md
 from minidynamo import pyversion
+from tests.conftest import captured
 
 
 def attr_resized_before_break(obj, x):
@@ -207,8 +208,11 @@ RESIZING = {"argument_rebound_before_a_break", "argument_resized_after_print", "
                          ids=[c[0].__name__ for c in CASES])
 def test_same_references_as_eager(fn, make, kwargs):
     eager = _calls(fn, make, kwargs)
-    compiled = _calls(md.compile(fn, options={"suppress_errors": False}), make, kwargs)
+    cfn = md.compile(fn, options={"suppress_errors": False})
+    compiled = _calls(cfn, make, kwargs)
     assert compiled[0] == eager[0]
+    result = captured(cfn)          # captured, and stitched around any break (the code these counts test)
+    assert result.records and not [r for r in result.reasons if r.fallback], result.reasons
     assert _counts_as_eager(compiled[1], eager[1]), (compiled[1], eager[1])
 
 
@@ -220,9 +224,11 @@ def test_capture_keeps_no_reference_to_its_inputs():
         return y + obj.buf
     obj, x = SimpleNamespace(buf=np.arange(2.0)), np.ones(2)
     before = sys.getrefcount(obj.buf), sys.getrefcount(x)
+    cfn = md.compile(f)
     with contextlib.redirect_stdout(io.StringIO()):
-        md.compile(f)(obj, x)
+        cfn(obj, x)
     assert (sys.getrefcount(obj.buf), sys.getrefcount(x)) == before
+    captured(cfn).assert_resumed_after("CALL")      # a graph before the print and one after it
 
 
 def counted_in_a_comprehension(objects):
@@ -250,3 +256,4 @@ def test_a_comprehension_counts_as_eager_and_the_capture_leaves_nothing_behind()
             gc.enable()
     for _ in range(2):
         assert compiled(objects) == expected
+    assert [r.opname for r in captured(compiled).reasons] == ["CALL"]      # sys.getrefcount: a break

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
+from tests.conftest import captured
 
 X = np.arange(3.0)
 
@@ -30,9 +31,10 @@ def raised(fn, *args):
     raise AssertionError(f"{fn.__name__} did not raise")
 
 
-def agree(fn, *args, calls=2):
+def agree(fn, *args, calls=2, fallback=None):
     """fn eagerly and compiled (capturing call, then warm ones): the same exception and the same entries
-    from fn's frame down (eager's whole stack below this helper's frame)."""
+    from fn's frame down (eager's whole stack below this helper's frame); a graph ran, and no frame fell
+    back to eager unless `fallback` names why."""
     expected = raised(fn, *args)
     user = entries(expected)[1:]
     compiled = md.compile(fn, options={"suppress_errors": False})
@@ -41,6 +43,8 @@ def agree(fn, *args, calls=2):
         assert (type(got), str(got)) == (type(expected), str(expected))
         assert entries(got)[-len(user):] == user, f"call {call}:\n{traceback.format_exception(got)}"
         assert type(got.__context__) is type(expected.__context__)
+    result = captured(compiled)                   # (the traceback is the stitched code's, not eager's own)
+    result.assert_graph_ran() if fallback is None else result.assert_fallback(fallback)
     return compiled
 
 
@@ -104,7 +108,7 @@ def drives_a_generator(x):
 
 
 def test_a_loop_drivers_next(capsys):
-    agree(drives_a_generator, X)
+    agree(drives_a_generator, X, fallback="cannot continue after RETURN_GENERATOR")    # numbers() is eager
 
 
 def helper_that_breaks(x):
@@ -134,6 +138,7 @@ def test_inside_a_try_block_the_handler_sees_eagers_traceback():
     compiled = md.compile(seen_by_the_handler, options={"suppress_errors": False})
     for _ in range(2):
         assert compiled(X)[-len(expected):] == expected
+    captured(compiled).assert_graph_ran()
 
 
 def test_context_of_an_exception_raised_while_handling_another():
@@ -142,7 +147,7 @@ def test_context_of_an_exception_raised_while_handling_another():
             raise KeyError("first")
         except KeyError:
             return bad_index(x)
-    agree(handles, X)
+    agree(handles, X, fallback="cannot continue after RAISE_VARARGS")   # the resume function at the raise
 
 
 def test_the_printed_traceback_shows_the_users_line_and_carets():
@@ -151,3 +156,4 @@ def test_the_printed_traceback_shows_the_users_line_and_carets():
         text = "".join(traceback.format_exception(raised(compiled, X)))
         assert "return y[int(x[0]) + 5]" in text.splitlines()[-3] and text.splitlines()[-2].strip().startswith("~")
         assert f'File "{__file__}"' in text.splitlines()[-4]
+    captured(compiled).assert_graph_ran()

@@ -44,6 +44,7 @@ def test_an_instance_attribute_shadowing_the_method_recaptures():
     shadowed = B()
     shadowed.f = lambda x: x - 5.0
     np.testing.assert_array_equal(compiled(shadowed, x), call_f(shadowed, x))
+    assert md.stats(compiled).recompiles == 1
 
 
 def test_super_lookup_follows_a_replaced_or_added_method():

@@ -11,7 +11,7 @@ import random
 import numpy as np
 
 import minidynamo as md
-from tests.conftest import check
+from tests.conftest import captured, check
 
 
 def target():
@@ -72,7 +72,9 @@ def test_an_attribute_written_on_a_function_lands_on_the_function():
     for name in ("tag", "ufunc"):
         target.__dict__.pop(name, None)
     for fn, expected in ((writes_function_attribute, 3), (pickles_through_function_attribute, True)):
-        assert md.compile(fn)() == expected
+        compiled = md.compile(fn)
+        assert compiled() == expected
+        assert captured(compiled).reasons, "expected a break at the write"
     assert target.tag == 3 and target.ufunc is np.add
 
 

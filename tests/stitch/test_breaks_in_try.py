@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from tests.conftest import check
+from tests.conftest import captured, check
 
 
 def no_fallback(res) -> None:
@@ -185,6 +185,7 @@ def test_exit_runs_once_when_the_body_raises_after_a_break():
                 outcomes.append(str(e))
         assert outcomes[0] == outcomes[1]
         assert (compiled_cm.entered, compiled_cm.exited) == (eager_cm.entered, eager_cm.exited) == (1, 1)
+    assert captured(f).assert_graph_ran().reasons       # a break in the with block, stitched around
 
 
 def try_in_a_long_loop(x, n):

@@ -9,7 +9,7 @@ import pytest
 
 import minidynamo as md
 
-from tests.conftest import check
+from tests.conftest import captured, check
 
 X = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
 W = np.linspace(0.5, 1.5, 9).reshape(3, 3)
@@ -207,6 +207,7 @@ def test_a_closure_stored_on_an_object():
     assert np.array_equal(stored_on_an_object(X, e_box), compiled(X, c_box))
     assert np.array_equal(e_box.fn(W), c_box.fn(W)) and c_box.fn.__qualname__ == e_box.fn.__qualname__
     assert not any(r.fallback for r in md.explain(stored_on_an_object)(X, Box()).break_reasons)
+    captured(compiled).assert_graph_ran()
 
 
 def test_an_annotated_closure_keeps_the_frame_eager_with_a_reason():

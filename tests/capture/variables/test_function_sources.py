@@ -125,6 +125,7 @@ def test_mutated_function_object_fails_a_guard():
     np.testing.assert_array_equal(compiled(fn, x), apply(fn, x))
     fn.tag = "irrelevant"       # an attribute an inlined call never reads
     np.testing.assert_array_equal(compiled(fn, x), apply(fn, x))
+    assert md.stats(compiled).recompiles == 3           # defaults, keyword defaults, code; not the tag
 
 
 def _double_code(like):

@@ -179,8 +179,8 @@ def comprehension_break_arrays(xs):
 
 def test_break_inside_comprehensions():
     xs = [A, B, POS, NEG]
-    check(comprehension_break, xs, calls=[(xs[:2],), (xs[::-1],)])
-    check(comprehension_break_arrays, xs, calls=[(xs[:2],), (xs[::-1],)])
+    check(comprehension_break, xs, calls=[(xs[:2],), (xs[::-1],)], expect_graph=False)   # (3.11: no graph)
+    check(comprehension_break_arrays, xs, calls=[(xs[:2],), (xs[::-1],)], expect_graph=False)   # (3.11: no graph)
 
 
 def unknown_library(x):
@@ -389,7 +389,7 @@ def test_local_bound_only_in_some_iterations():
     xs = [RNG.standard_normal(4) for _ in range(8)]
     xs[0] = np.ones(4)
     check(sometimes_bound, xs, calls=[(xs[::-1],), ([-np.ones(4)] + xs,), ([-np.ones(4)],)],
-          expect_fallback='cannot continue after LOAD_FAST_CHECK in plain Python')
+          expect_graph=False)   # (3.12+: LOAD_FAST_CHECK falls back; 3.11 has no such opcode)
 
 
 def loop_var_after(xs, log):
@@ -402,7 +402,7 @@ def loop_var_after(xs, log):
 def test_loop_variable_after_loop_and_list_appends_and_print_order():
     xs = [A, B, POS]
     check(loop_var_after, xs, [], calls=[(xs[:1], ["a"]), (xs * 30, []), ([], [])],
-          expect_fallback='cannot continue after LOAD_FAST_CHECK in plain Python')
+          expect_graph=False)   # (3.12+: LOAD_FAST_CHECK falls back; 3.11 has no such opcode)
 
 
 def loop_in_try(xs):

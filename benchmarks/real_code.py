@@ -5,7 +5,9 @@ round), every call gets fresh copies of its inputs outside the timed region, and
 of the per-round ratios. Calls are timed in CPU time of the process (all its threads): the machines these
 tables run on are shared, and wall time counts the time other programs hold the cores; BLAS runs on one
 thread (timing.one_blas_thread: its idle workers' spin was counted at random). Each row also says what the
-compiled call does beyond eager's work, measured on one steady-state call (benchmarks/causes.py).
+compiled call does beyond eager's work, measured on one steady-state call (benchmarks/causes.py). Compiled
+functions run with `threads=1`: the table measures CPU time, and a fast-path region's second thread costs
+1.1-1.5x CPU time for its wall-time gain, so a threaded run would measure the thread pool, not compiling.
 
 NPBench is run from a checkout outside the repository (`--npbench DIR`, default /tmp/npbench; see
 benchmarks/npbench.py); without one its rows are skipped. `--save-before` stores the ratios as the "before"
@@ -83,7 +85,7 @@ def side_by_side(eager: Callable, compiled: Callable, fresh: Callable[[], tuple]
 
 def measure(key: str, fn: Callable, fresh: Callable[[], tuple], rounds: int, batch_ns: float,
             limit: float) -> Row:
-    compiled = md.compile(fn)
+    compiled = md.compile(fn, options={"threads": 1})
     try:
         with time_limit(limit), contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -79,7 +79,7 @@ def test_a_single_step_region_runs_one_block_per_thread(monkeypatch, threads, sh
 
 def test_a_region_of_several_steps_keeps_blocks_of_cache_size(monkeypatch):
     blocks = counted_blocks(monkeypatch)
-    x = tricky("float64", (4096, 64), 3)        # 2 MiB: eight 256 KiB blocks
+    x = tricky("float64", (16384, 64), 3)       # 8 MiB: eight 1 MiB blocks
     check_fast(lambda a: np.tanh(a) * 1.5, x, threads=1, fast_path_min_bytes=1, fast_path_block_bytes=0)
     assert len(blocks) == 8
 

@@ -51,7 +51,10 @@ def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
     readable line by line. Subscripts and the value of a subscript assignment take operands too
     (`A[i - 1, :-2]`, `A[i, j] = A[i, j] / 9.0`, as eager's `A[i, j] /= 9.0` keeps them on the stack): a
     local costs a store and a `del` per statement, which in loop bodies of index arithmetic and scalar
-    updates (seidel_2d) was a tenth of the time. No operand moves across a node whose id is in `cuts`
+    updates (seidel_2d) was a tenth of the time. A call takes operands that are all one-use subscripts
+    (`np.sqrt(A[k, k])`, as eager writes it): a named view costs a store and a `del` per use (cholesky's
+    inner loop ran 1.05x eager for that alone); other call operands stay named, so a warning a helper's op
+    raises is still attributed to that op's own line. No operand moves across a node whose id is in `cuts`
     (graph/shortcuts.py)."""
     uses: dict[int, int] = {}
     for n in nodes:
@@ -72,7 +75,9 @@ def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
         reads = [n for n in evaluation_order(node) if id(n) in pending]
         k = len(reads)
         deepest = max((depth.get(id(r), 0) for r in reads), default=0)
-        if k and (is_operator(node) or is_subscript(node) or statement and not control.is_control(node)) and \
+        takes = is_operator(node) or is_subscript(node) or is_setitem_statement(node) or \
+            not control.is_control(node) and all(is_subscript(r) for r in reads)
+        if k and takes and \
                 [id(p) for p in stack[-k:]] == [id(r) for r in reads] and \
                 all(errstate_of(r) == errstate_of(node) for r in reads) and deepest < MAX_DEPTH:
             for r in reads:

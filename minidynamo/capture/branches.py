@@ -156,10 +156,14 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
 
 
 def _save(frame: "Frame") -> _State:
-    iters = {id(v): (v, v.pos) for v in _reachable(list(frame.stack) + list(frame.locals.values()))
-             if isinstance(v, ListIteratorVar)}
+    iters = {id(it): (it, it.pos) for v in _reachable(list(frame.stack) + list(frame.locals.values()))
+             if isinstance(v, ListIteratorVar) for it in _with_inner(v)}
     return _State(list(frame.stack), dict(frame.locals), dict(frame.visits), len(frame.ctx.graph.nodes),
                   frame.current, iters)
+
+
+def _with_inner(it: ListIteratorVar) -> list[ListIteratorVar]:
+    return [it, *(i for inner in it.inner() for i in _with_inner(inner))]
 
 
 def _reachable(values: list, depth: int = 3) -> list:

@@ -18,7 +18,7 @@ from .builtin_scope import BuiltinScope, builtin_var
 from .instructions import Instructions, decode
 from .sources import CellSource, GlobalSource
 from .variables.base import Var, unsupported
-from .variables.containers import ListIteratorVar
+from .variables.lazy_iterators import run_ahead
 from .variables.functions import CellBox
 
 # Standard-library modules whose Python code capture does not walk: `random` keeps its state in the C methods
@@ -188,13 +188,15 @@ class Frame:
         body changes nothing the consumer could observe in between, so side effects there break."""
         from . import interpreter
         effects = self.ctx.side_effects
-        before = (len(effects.objects), len(effects.globals), len(self.ctx.mutating_nodes))
+        before = (effects.version, len(self.ctx.mutating_nodes))     # (version: every mutation, repeats too)
         child.yields = []
+        # what the generator could read: its arguments and the contents of its closure's cells
+        inputs = list(child.locals.values()) + [box.value for box in child.cells.values() if box.value is not None]
         interpreter.run_frame(child)
-        if (len(effects.objects), len(effects.globals), len(self.ctx.mutating_nodes)) != before:
+        if (effects.version, len(self.ctx.mutating_nodes)) != before:
             raise unsupported(BreakCategory.SIDE_EFFECT, f"generator {child.qualname} has side effects; running it ahead "
                                              "of its consumer would reorder them")
-        return ListIteratorVar(child.yields)
+        return run_ahead(self.ctx, child.yields, f"generator {child.qualname}", inputs)
 
     def location(self) -> tuple[str, int | None, str]:
         return self.code.co_filename, self.ins.lineno(self.current), self.ins.source_line(self.current)

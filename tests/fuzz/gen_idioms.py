@@ -5,7 +5,8 @@ program), `masked_expr` (`t[mask] = f(t[mask])`, row masks `t[m, :] = rows`, val
 value whose size does not match the count: NumPy's ValueError) and `stdlib_call` (statistics over
 `.tolist()`, math.fsum/prod, operator.itemgetter/attrgetter as keys and in map, copy.deepcopy of a dict of
 arrays then written, heapq/bisect/itertools over Python lists, a SimpleNamespace optimizer state kept in a
-global across calls).
+global across calls). `int_index` also draws loops over a row's items that write into that row ahead of
+the iterator (enumerate, zip, reversed, a generator).
 """
 
 from __future__ import annotations
@@ -26,9 +27,31 @@ def _int_source(gen, env: dict) -> tuple[str, str]:
     ))
 
 
+def _loop_writing_its_source(gen, env: dict, a: str) -> list[str]:
+    """A loop over a row's items whose body writes into that row ahead of the iterator (an in-place prefix
+    sum over enumerate, zip with a range, reversed, a generator run ahead): each item is read when reached."""
+    r = gen.rng
+    t, i, v = gen.fresh("it"), gen.fresh("ii"), gen.fresh("iv")
+    env[t] = "R"
+    lines = [f"{t} = {a}[0] * 1.0"]
+    form = r.randrange(4)
+    if form == 0:
+        lines += [f"for {i}, {v} in enumerate({t}):", f"    if {i} + 1 < {t}.shape[0]:",
+                  f"        {t}[{i} + 1] += {v} * 0.5"]
+    elif form == 1:
+        lines += [f"for {i}, {v} in zip(range({t}.shape[0] - 1), {t}):", f"    {t}[{i} + 1] = {t}[{i} + 1] - {v}"]
+    elif form == 2:
+        lines += [f"for {v} in reversed({t}):", f"    {t}[0] = {t}[0] + {v}"]
+    else:
+        lines += [f"for {v} in ({i} * 2.0 for {i} in {t}):", f"    {t}[-1] = {t}[-1] + {v}"]
+    return lines
+
+
 def int_index(gen, env: dict) -> list[str]:
     r = gen.rng
     a = gen.pick(env, "A") or "x"
+    if r.random() < 0.15:
+        return _loop_writing_its_source(gen, env, a)
     if r.random() < 0.2:                  # shifts from a small global int array, walked with zip
         t, cx, cy = gen.fresh("rl"), gen.fresh("cx"), gen.fresh("cy")
         env[t] = "A"

@@ -128,6 +128,11 @@ class ArrayVar(Var):
         n = self.length(frame)
         return [self.getitem(frame, ConstVar(i)) for i in range(n)]
 
+    def make_iterator(self, frame: "Frame") -> Var:
+        # each step reads x[i] when the loop reaches it (an iteration sees earlier iterations' writes)
+        from .lazy_iterators import ArrayIteratorVar
+        return ArrayIteratorVar(frame, self)
+
     def length(self, frame: "Frame") -> int:
         """len() as a Python int (a symbolic first size is specialized, with its guard); `len(x)` itself
         gives dim(0), a symbolic int."""

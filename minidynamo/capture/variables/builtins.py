@@ -14,6 +14,7 @@ from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
 from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, slice_of
+from .lazy_iterators import ArrayIteratorVar, EnumerateIteratorVar, ZipIteratorVar, reads_when_stepped
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -150,6 +151,8 @@ def _dict(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> V
 @builtin(zip)
 def _zip(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     _no_kwargs("zip", kwargs)
+    if any(reads_when_stepped(a) for a in args):
+        return ZipIteratorVar([a.make_iterator(frame) for a in args])
     columns = [a.iterate(frame) for a in args]
     return ListIteratorVar([TupleVar(list(row)) for row in zip(*columns)])
 
@@ -157,11 +160,15 @@ def _zip(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Va
 @builtin(enumerate)
 def _enumerate(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     start = (args[1] if len(args) > 1 else kwargs.get("start", ConstVar(0))).as_constant()
+    if reads_when_stepped(args[0]):
+        return EnumerateIteratorVar(args[0].make_iterator(frame), start)
     return ListIteratorVar([TupleVar([ConstVar(i + start), v]) for i, v in enumerate(args[0].iterate(frame))])
 
 
 @builtin(reversed)
 def _reversed(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
+    if reads_when_stepped(args[0]) and not isinstance(args[0], ListVar):
+        return ArrayIteratorVar(frame, args[0], reverse=True)
     return ListIteratorVar(list(reversed(args[0].iterate(frame))))
 
 

@@ -277,6 +277,10 @@ class ListIteratorVar(Var):
     def make_iterator(self, frame: "Frame") -> Var:
         return self
 
+    def inner(self) -> list["ListIteratorVar"]:
+        """The iterators this one steps (zip's, enumerate's): a fold that rolls back restores them too."""
+        return []
+
     def reconstruct(self, out: Any) -> str:
         return f"iter(({''.join(out.value(v) + ', ' for v in self.items[self.pos:])}))"
 

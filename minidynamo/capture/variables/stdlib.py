@@ -21,7 +21,8 @@ from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .builtins import BUILTINS, builtin
 from .const import ConstVar, all_constant, fold
-from .containers import ListIteratorVar, ListVar, TupleVar
+from .containers import ListVar, TupleVar
+from .lazy_iterators import run_ahead
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -56,9 +57,9 @@ def _ahead_of_consumer(frame: "Frame", what: str, produce: Any) -> list[Var]:
     """Run a lazy iterator (map, filter, accumulate) to its end now. Sound only when its calls change nothing
     the consumer could observe in between, as for generators (frame._run_generator)."""
     effects = frame.ctx.side_effects
-    before = (len(effects.objects), len(effects.globals), len(frame.ctx.mutating_nodes))
+    before = (effects.version, len(frame.ctx.mutating_nodes))     # (version: every mutation, repeats too)
     items = produce()
-    if (len(effects.objects), len(effects.globals), len(frame.ctx.mutating_nodes)) != before:
+    if (effects.version, len(frame.ctx.mutating_nodes)) != before:
         raise unsupported(BreakCategory.SIDE_EFFECT, f"{what}() calls a function with side effects; running it "
                           "ahead of its consumer would reorder them")
     return items
@@ -73,8 +74,8 @@ def _map(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Va
     if kwargs or len(args) < 2:
         raise unsupported(BreakCategory.UNSUPPORTED, "map() with keywords or without iterables")
     columns = [_items(frame, a) for a in args[1:]]
-    return ListIteratorVar(_ahead_of_consumer(frame, "map", lambda: [_call(frame, args[0], list(row))
-                                                                     for row in zip(*columns)]))
+    return run_ahead(frame.ctx, _ahead_of_consumer(frame, "map", lambda: [_call(frame, args[0], list(row))
+                                                                     for row in zip(*columns)]), "map()", args)
 
 
 @builtin(filter)
@@ -82,7 +83,8 @@ def _filter(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) ->
     pred, items = args[0], _items(frame, args[1])
     test = (lambda v: _truth(frame, v)) if pred.is_constant() and pred.as_constant() is None else \
         (lambda v: _truth(frame, _call(frame, pred, [v])))
-    return ListIteratorVar(_ahead_of_consumer(frame, "filter", lambda: [v for v in items if test(v)]))
+    return run_ahead(frame.ctx, _ahead_of_consumer(frame, "filter", lambda: [v for v in items if test(v)]),
+                     "filter()", args)
 
 
 def _keys(frame: "Frame", items: list[Var], key: Var | None) -> list[Var]:
@@ -229,19 +231,19 @@ def _reduce(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) ->
 
 @builtin(itertools.chain)
 def _chain(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    return ListIteratorVar([v for a in args for v in _items(frame, a)])
+    return run_ahead(frame.ctx, [v for a in args for v in _items(frame, a)], "itertools.chain()", args)
 
 
 @builtin(itertools.chain.from_iterable)
 def _chain_from(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    return ListIteratorVar([v for a in _items(frame, args[0]) for v in _items(frame, a)])
+    return run_ahead(frame.ctx, [v for a in _items(frame, args[0]) for v in _items(frame, a)], "itertools.chain()", args)
 
 
 @builtin(itertools.product)
 def _product(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     repeat = kwargs["repeat"].as_constant() if "repeat" in kwargs else 1
     pools = [_items(frame, a) for a in args] * repeat
-    return ListIteratorVar([TupleVar(list(row)) for row in itertools.product(*pools)])
+    return run_ahead(frame.ctx, [TupleVar(list(row)) for row in itertools.product(*pools)], "itertools.product()", args)
 
 
 @builtin(itertools.combinations, itertools.combinations_with_replacement, itertools.permutations)
@@ -252,7 +254,8 @@ def _combinatoric(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Va
         raise unsupported(BreakCategory.UNSUPPORTED, f"{fn.__name__}() with these arguments")
     items = _items(frame, args[0])
     rows = fold(frame, lambda: list(fn(range(len(items)), r.as_constant())))
-    return ListIteratorVar([TupleVar([items[i] for i in row]) for row in rows.as_constant()])
+    return run_ahead(frame.ctx, [TupleVar([items[i] for i in row]) for row in rows.as_constant()],
+                     f"itertools.{fn.__name__}()", args)
 
 
 @builtin(itertools.accumulate)
@@ -270,7 +273,7 @@ def _accumulate(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]
         for item in items[1:]:
             out.append(step(out[-1], item))
         return out
-    return ListIteratorVar(_ahead_of_consumer(frame, "accumulate", run))
+    return run_ahead(frame.ctx, _ahead_of_consumer(frame, "accumulate", run), "accumulate()", args)
 
 
 @builtin(itertools.islice)
@@ -279,7 +282,7 @@ def _islice(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) ->
     if it is args[0]:       # an iterator the caller may keep reading: how far islice consumed it matters
         raise unsupported(BreakCategory.UNSUPPORTED, "islice() of an iterator (not of a container)")
     items = it.iterate(frame)
-    return ListIteratorVar(list(itertools.islice(items, *[a.as_constant() for a in args[1:]])))
+    return run_ahead(frame.ctx, list(itertools.islice(items, *[a.as_constant() for a in args[1:]])), "islice()", args)
 
 
 assert all(fn in BUILTINS for fn in (map, filter, functools.reduce, itertools.islice))

@@ -1,0 +1,227 @@
+"""A loop over an array or a list reads each item when it reaches it, as CPython does, so an iteration sees
+what earlier iterations wrote into the loop's own source (capture/variables/lazy_iterators.py). Before,
+capture read every item when the loop started: an in-place prefix sum over `enumerate(x)` returned
+[0, 1, 3, 5, 7] where eager returns [0, 1, 3, 6, 10], in one graph with no break and no guard failing.
+Each case is differential (`check`: results, printed output, arguments after the call); each failed before
+(results differed), except where a test says it guards the rebuilt iterator after a break."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import check
+
+
+def prefix_sum_enumerate(x):
+    for i, v in enumerate(x):
+        if i + 1 < len(x):
+            x[i + 1] += v
+    return x
+
+
+def write_ahead_for(x):
+    total = np.float64(0)
+    for v in x:
+        x[-1] = 100.0
+        total = total + v
+    return total
+
+
+def write_ahead_zip(a, b):
+    out = np.float64(0)
+    for u, v in zip(a, b):
+        a[-1] = 50.0
+        out = out + u * v
+    return out
+
+
+def write_ahead_reversed(x):
+    seen = []
+    for v in reversed(x):
+        x[0] = -7.0
+        seen.append(v)
+    return seen
+
+
+def list_enumerate(lst):
+    for i, v in enumerate(lst):
+        if i + 1 < len(lst):
+            lst[i + 1] = lst[i + 1] + v
+    return lst
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "float16", "complex128", "bool"])
+def test_an_in_place_prefix_sum_over_enumerate_sees_each_earlier_write(dtype):
+    x = np.eye(1, 6)[0].astype(dtype)      # [1, 0, 0, 0, 0, 0]: eager's prefix sum is all ones
+    check(prefix_sum_enumerate, x)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (write_ahead_for, (np.arange(5.0),)),
+    (write_ahead_zip, (np.arange(4.0), np.ones(4))),
+    (write_ahead_reversed, (np.arange(4.0),)),
+])
+def test_a_write_into_the_iterated_source_shows_in_later_items(fn, args):
+    check(fn, *args)
+
+
+def test_a_list_of_python_floats_over_enumerate_sees_each_earlier_write():
+    check(list_enumerate, [1.0, 2.0, 3.0, 4.0], expect_graph=False)     # no array op: nothing to graph
+
+
+def test_rows_of_a_2d_array_stay_views_that_see_later_writes():
+    def rows(m):
+        acc = []
+        for row in m:
+            m[-1, 0] = -1.0
+            acc.append(row * 1.0)
+        return np.stack(acc)
+    check(rows, np.arange(6.0).reshape(3, 2))
+
+
+def break_inside_array_loop(data):
+    tot = 0
+    for b in data:
+        if b > 2:               # a branch on an item's value: a graph break inside the loop
+            tot += 1
+        data[-1] = 100
+        tot += int(b)
+    return tot
+
+
+def break_inside_zip_enumerate(a, b):
+    out = []
+    for i, (u, v) in enumerate(zip(a, b)):
+        print(i, u)             # a break: the rest runs with the iterators rebuilt at this position
+        a[-1] = -3.0
+        out.append(u + v)
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])      # (n=1: nothing is read after the write; kept as the edge)
+def test_after_a_break_the_loop_goes_on_over_the_live_array(n):
+    # failed before: the rebuilt iterator held the items read at the loop's start (12 where eager gives 108)
+    check(break_inside_array_loop, np.arange(n, dtype=np.int64), calls=[(np.arange(n, dtype=np.int64),)],
+          expect_graph=False)
+
+
+def test_zip_and_enumerate_rebuilt_after_a_break_read_live_items():
+    check(break_inside_zip_enumerate, np.arange(4.0), np.ones(4), calls=[(np.arange(4.0), np.ones(4))],
+          expect_graph=False)
+
+
+def test_unpacking_and_list_still_read_every_item_at_once():
+    # eager reads all items at the unpacking and at list(): a later write does not show in them
+    def unpack(x):
+        a, b, c = x
+        items = list(x)
+        x[:] = 9.0
+        return a + b + c, items
+    check(unpack, np.arange(3.0))
+
+
+def generator_expression_then_write(x):
+    tot = np.float64(0)
+    for v in (t * 1.0 for t in x):
+        x[-1] = 100.0
+        tot = tot + v
+    return tot
+
+
+def map_then_write(x):
+    tot = np.float64(0)
+    for v in map(abs, x):
+        x[-1] = 100.0
+        tot = tot + v
+    return tot
+
+
+def _items_of(x):
+    for t in x:
+        yield t
+
+
+def generator_function_then_write(x):
+    tot = np.float64(0)
+    for v in _items_of(x):
+        x[-1] = 100.0
+        tot = tot + v
+    return tot
+
+
+def chain_then_write(x, y):
+    import itertools
+    tot = np.float64(0)
+    for v in itertools.chain(x, y):
+        y[-1] = 100.0
+        tot = tot + v
+    return tot
+
+
+@pytest.mark.parametrize("fn", [generator_expression_then_write, map_then_write, generator_function_then_write])
+def test_items_computed_ahead_of_a_loop_that_writes_their_source_are_not_used(fn):
+    # a generator, map() or chain() runs to its end when called; the loop then writes what its items came
+    # from, so capture refuses to step on (the frame runs as plain Python); failed before (10.0, eager 106.0)
+    check(fn, np.arange(5.0), expect_fallback="computed ahead of the loop")
+
+
+def test_chain_over_arrays_then_a_write_is_not_used():
+    check(chain_then_write, np.arange(3.0), np.arange(3.0), expect_fallback="computed ahead of the loop")
+
+
+def test_constant_items_ahead_of_a_loop_that_writes_still_capture():
+    # itertools.product over ranges, a generator of ints: no write can change them, so the loop stays a graph
+    import itertools
+
+    def grid(out):
+        for i, j in itertools.product(range(3), range(2)):
+            out[i, j] = i * 10 + j
+        for k in (2 * m for m in range(2)):
+            out[k, 0] += 1.0
+        return out
+    check(grid, np.zeros((3, 2)))
+
+
+def test_a_write_into_an_array_made_after_the_items_still_captures():
+    def fresh(x):
+        acc = []
+        for v in (t * 2.0 for t in x):
+            row = np.zeros(2)
+            row[0] = v
+            acc.append(row)
+        return np.stack(acc)
+    check(fresh, np.arange(3.0))
+
+
+def test_a_generator_reading_a_list_the_loop_appends_to_is_not_used():
+    def grows(x):
+        acc = [1.0]
+
+        def gen():
+            for t in x:
+                yield t + len(acc)      # eager reads len(acc) as the loop reaches each item
+        tot = np.float64(0)
+        for v in gen():
+            acc.append(1.0)
+            tot = tot + v
+        return tot
+    check(grows, np.arange(4.0), expect_fallback="computed ahead of the loop")
+
+
+def test_a_generator_that_mutates_an_already_mutated_list_is_not_run_ahead():
+    # the side-effect check counted first mutations only: a list appended to before the generator ran
+    # could be appended to again inside it, and the generator ran ahead of its consumer's prints
+    def again(x):
+        log = []
+        log.append(0)
+
+        def gen():
+            for t in x:
+                log.append(1)
+                yield t * 2.0
+        out = []
+        for v in gen():
+            out.append(len(log))
+        return out, log
+    check(again, np.arange(3.0), expect_graph=False)

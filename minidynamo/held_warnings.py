@@ -104,7 +104,10 @@ def holding_warnings(compiled: Callable[..., Any]) -> Callable[..., Any]:
         owner = threading.get_ident()
 
         def collect(message, category, filename, lineno, file=None, line=None):
-            held.append((message, category, filename, lineno, _attributed_frame(filename, lineno),
+            # the span of the instruction that warned is read now: once the graph has returned, its frame
+            # stands elsewhere, and an operand written inside a line would be taken for the line's node
+            frame = _attributed_frame(filename, lineno)
+            held.append((message, category, filename, lineno, frame, _columns(frame) if frame else (None, None),
                          threading.get_ident() == owner))
 
         if pyversion.CONTEXT_AWARE_WARNINGS:
@@ -169,12 +172,13 @@ def _attributed_frame(filename: str, lineno: int) -> Any:
     return frame
 
 
-def _eager_place(message: Any, category: type, filename: str, lineno: int, frame: Any, mine: bool) -> tuple:
+def _eager_place(message: Any, category: type, filename: str, lineno: int, frame: Any,
+                 columns: tuple[Any, Any], mine: bool) -> tuple:
     """(message, category, filename, lineno, globals) of the warning as eager issues it."""
     if frame is None:
         return message, category, filename, lineno, None
     if mine:                    # (node_at: None for a line that is not generated graph code)
-        node = codegen.node_at(filename, lineno, _columns(frame))
+        node = codegen.node_at(filename, lineno, columns)
         where = node.meta.get(WHERE) if node is not None else None
         if where:
             code, index, globals_ = where[-1]

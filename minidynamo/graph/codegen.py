@@ -267,7 +267,7 @@ class _Emitter:
         shortcuts = sc_mod.by_graph(self.shortcuts, graph)
         # A temporary read once, right where the next expression needs it, is written inside that expression,
         # so NumPy can reuse its buffer as eager's does (graph/inlining.py); it has no name to delete.
-        inline = inlining.plan(graph.nodes, graph.outputs, self.is_operator, sc_mod.cut_points(graph, shortcuts))
+        inline = inlining.plan(graph.nodes, graph.outputs, sc_mod.cut_points(graph, shortcuts))
         dying: dict[int, list[str]] = {}
         for n in graph.nodes:
             reader = last_use.get(id(n))

@@ -4,7 +4,7 @@ local: `t1 = np.clip(x, 2, 10) * a` rather than `t0 = np.clip(x, 2, 10); t1 = t0
 Imports graph.ir and graph.control only. Why: eager Python hands a temporary straight from one operation to
 the next with no other reference, and NumPy's operators then reuse its buffer for the result (temporary
 elision, for arrays of 256 KiB and more). A temporary held by a local has a second reference, so every
-operator allocated a fresh result: one-graph kernels ran 1.1-1.3x slower than eager for that alone.
+operator allocated a fresh result: one-graph kernels ran 1.1-1.4x slower than eager for that alone.
 
 Order is kept exactly: an expression evaluates its operands left to right (a subscript assignment its value
 first), so a node may move into its reader only when every node between the two moves into that reader's
@@ -15,7 +15,7 @@ subscript assignment, a control-flow node, a node read twice or returned) emptie
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+from typing import Any
 
 from . import control
 from .errstate import errstate_of
@@ -43,19 +43,15 @@ def evaluation_order(node: Node) -> list[Node]:
     return list(node.inputs())
 
 
-def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
-         cuts: set[int] | frozenset[int] = frozenset()) -> dict[int, Node]:
-    """id of each call node written inline -> the node whose expression holds it. Only operands of
-    Python operators (`is_operator`: printed infix or prefix) move: that is where NumPy reuses a
-    temporary; a function or method call gains nothing, and keeping its arguments named keeps graph code
-    readable line by line. Subscripts and the value of a subscript assignment take operands too
-    (`A[i - 1, :-2]`, `A[i, j] = A[i, j] / 9.0`, as eager's `A[i, j] /= 9.0` keeps them on the stack): a
-    local costs a store and a `del` per statement, which in loop bodies of index arithmetic and scalar
-    updates (seidel_2d) was a tenth of the time. A call takes operands that are all one-use subscripts
-    (`np.sqrt(A[k, k])`, as eager writes it): a named view costs a store and a `del` per use (cholesky's
-    inner loop ran 1.05x eager for that alone); other call operands stay named, so a warning a helper's op
-    raises is still attributed to that op's own line. No operand moves across a node whose id is in `cuts`
-    (graph/shortcuts.py)."""
+def plan(nodes: list[Node], outputs: Any, cuts: set[int] | frozenset[int] = frozenset()) -> dict[int, Node]:
+    """id of each call node written inline -> the node whose expression holds it. A node's one-use
+    operands move into it when they were computed just before it (operators, calls, method calls,
+    subscripts and the value of a subscript assignment alike), so the line reads as eager's source
+    (`(x - mu) / np.sqrt(var + eps)`): NumPy's operators then reuse a temporary's buffer, and no local costs
+    a store and a `del` (layernorm at 512 x 512 ran 1.4x eager when `var + eps` was named and `x - mu` with
+    it; cholesky's `np.sqrt(A[i, i])` 1.05x). A warning or exception of an operand is still told apart from
+    its reader's by the column span of the instruction that raised (codegen.node_at). No operand moves
+    across a node whose id is in `cuts` (graph/shortcuts.py)."""
     uses: dict[int, int] = {}
     for n in nodes:
         for a in n.inputs():
@@ -75,8 +71,7 @@ def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
         reads = [n for n in evaluation_order(node) if id(n) in pending]
         k = len(reads)
         deepest = max((depth.get(id(r), 0) for r in reads), default=0)
-        takes = is_operator(node) or is_subscript(node) or is_setitem_statement(node) or \
-            not control.is_control(node) and all(is_subscript(r) for r in reads)
+        takes = is_setitem_statement(node) or not control.is_control(node)
         if k and takes and \
                 [id(p) for p in stack[-k:]] == [id(r) for r in reads] and \
                 all(errstate_of(r) == errstate_of(node) for r in reads) and deepest < MAX_DEPTH:
@@ -85,7 +80,11 @@ def plan(nodes: list[Node], outputs: Any, is_operator: Callable[[Node], bool],
             depth[id(node)] = deepest + 1
             del stack[-k:]
         elif k:
-            stack.clear()       # the pending ones stay statements, at their own place
+            # the operands read stay statements at their own place, and so does every pending node below
+            # them (computed before them); those above stay pending: they were computed after them, and
+            # still come after them inline (`(x - mu) / np.sqrt(var + eps)` with var named)
+            read_ids = {id(r) for r in reads}
+            del stack[:max(i for i, p in enumerate(stack) if id(p) in read_ids) + 1]
         if statement or uses.get(id(node), 0) != 1:
             stack.clear()
         else:

@@ -171,3 +171,26 @@ def test_a_resumed_errstate_block_around_an_elementwise_graph_warns_once():
         y = np.ones(x.shape)
         _same(_outcome(exp_in_errstate_around_a_break, x, y), _outcome(compiled, x, y))
     captured(compiled).assert_graph_ran()
+
+
+def overflow_then_add_then_inverse(x):
+    a = x * 1e308           # warns (overflow) on this line
+    b = a + 1.0             # ... read once here: generated code writes both in one expression
+    return np.linalg.inv(b)
+
+
+def log_sqrt_then_slice_inverse(x):
+    a = np.log(x)           # divide by zero
+    b = np.sqrt(a)          # invalid value: its one reader is the slice on the next line
+    return np.linalg.inv(b[:2, :2] + 1)
+
+
+@pytest.mark.parametrize("fn, x", [(overflow_then_add_then_inverse, np.full((2, 2), 10.0)),
+                                   (log_sqrt_then_slice_inverse, np.array([[0.0, 1.0], [2.0, 3.0]]))])
+def test_a_warning_of_an_operand_written_inside_a_later_line_comes_from_its_own_line(fn, x):
+    # failed before: the operand's place was looked up from the column span where its frame stood after the
+    # graph returned, so the warning came from its reader's line (4 instead of 3, 9 instead of 8)
+    compiled = md.compile(fn)
+    for _ in range(2):
+        _same(_outcome(fn, x), _outcome(compiled, x))
+    captured(compiled).assert_graph_ran()

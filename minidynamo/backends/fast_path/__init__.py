@@ -34,7 +34,7 @@ def shortcuts(graph: Graph, cfg: Any) -> dict[int, list[Shortcut]]:
 
 def _collect(graph: Graph, cfg: Any, found: dict[int, list[Shortcut]]) -> None:
     if _has_large(graph, cfg.fast_path_min_bytes):      # (small graphs: not even looked at)
-        inline = inlining.plan(graph.nodes, graph.outputs, codegen.is_operator)
+        inline = inlining.plan(graph.nodes, graph.outputs)
         made = [_shortcut(spec, cfg, bar) for spec in find_regions(graph)
                 if _large(spec, bar := _bar(spec, cfg)) and not _eager_reuses(spec, inline)]
         if made:

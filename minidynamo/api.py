@@ -21,7 +21,8 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import config as _config
-from .backends import call_backend, get_backend, returns_numpy_arrays
+from . import gc_pause
+from .backends import call_backend, get_backend, is_own_backend, returns_numpy_arrays
 from .cache import Entry, FunctionCache, Mode, Stats, call_moving, signature_text
 from .capture import break_codes as _codes, fori as _fori, interpreter as _interpreter
 from .capture.breaks import BreakCategory, BreakReason
@@ -275,6 +276,11 @@ class CompiledState:
 
     def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config, failed: list[str],
                  why: Recapture = Recapture.FIRST) -> Entry:
+        with gc_pause.paused():     # a capture's own work, no collections in it (gc_pause.py)
+            return self._capture_paused(args, kwargs, cfg, failed, why)
+
+    def _capture_paused(self, args: tuple, kwargs: dict, cfg: _config.Config, failed: list[str],
+                        why: Recapture) -> Entry:
         shapes = ShapePolicy(self.dynamic_mode, {e: dict(d) for e, d in self.dynamic_dims.items()})
         record = capture_once(self.fn, args, kwargs, self.backend, cfg, self.cache.new_tag(), self.children,
                               frozenset(self.dynamic), self.options, shapes)
@@ -404,7 +410,9 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         if (reason is not None or captured.loop_back) and backend is not get_backend("numpy"):
             # outputs going on to the rest of fn: engines keep what may reach an eig or argsort on NumPy
             mark_handed_on(body.graph, fn, args)
-        compiled = call_backend(backend, body.graph, _example_inputs(fn, args, kwargs, ctx), cfg)
+        examples = _example_inputs(fn, args, kwargs, ctx)
+        with contextlib.nullcontext() if is_own_backend(backend) else gc_pause.unpaused():   # (the user's code)
+            compiled = call_backend(backend, body.graph, examples, cfg)
     namespace = dict(body.namespace)
     lines = list(body.lines)
     if compiled is not None:

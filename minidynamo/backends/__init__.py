@@ -19,5 +19,13 @@ register_backend("eager", eager)
 register_backend("dask", dask_backend)      # imports dask only when compile() asks for it
 register_backend("jax", jax_backend)        # JAX itself is imported only when a graph is compiled for it
 
-__all__ = ["Backend", "DEFAULT_BACKEND", "call_backend", "eager", "get_backend", "list_backends", "numpy_codegen",
-           "register_backend"]
+_OWN = (numpy_codegen, eager, dask_backend, jax_backend)
+
+
+def is_own_backend(backend: Backend) -> bool:
+    """Whether `backend` is one of the package's; any other is the user's code (it may run the graph)."""
+    return any(backend is own for own in _OWN)
+
+
+__all__ = ["Backend", "DEFAULT_BACKEND", "call_backend", "eager", "get_backend", "is_own_backend",
+           "list_backends", "numpy_codegen", "register_backend"]

@@ -440,8 +440,8 @@ def _recorded(record: CaptureRecord) -> CaptureRecord:
 def _example_inputs(fn: types.FunctionType, args: tuple, kwargs: dict, ctx: Any) -> list[Any]:
     """The real values of the graph's inputs for this call (what a backend may specialize or warm up on),
     read through the same source expressions the compiled entry evaluates."""
-    scope = _argument_values(fn, args, kwargs)
-    return [eval(src.expr(), dict(ctx.namespace), scope) for src, _ in ctx.inputs]
+    scope, namespace = _argument_values(fn, args, kwargs), dict(ctx.namespace)
+    return [eval(compiled_expr(src.expr()), namespace, scope) for src, _ in ctx.inputs]   # (each compiled once)
 
 
 def _forward(fn: types.FunctionType) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import types
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .. import guards as G
@@ -136,8 +137,10 @@ def _locate(reason: BreakReason, frame: Frame) -> None:
 locate_reason = _locate      # (lint.py locates the breaks it goes past as this loop locates the others)
 
 
+@lru_cache(maxsize=256)
 def cell_arguments(code: types.CodeType) -> tuple[str, ...]:
-    """Parameters that are cell variables without a MAKE_CELL: a resume function is passed those cells."""
+    """Parameters that are cell variables without a MAKE_CELL: a resume function is passed those cells.
+    Cached per code object (every capture of a function asks, and the scan reads every instruction)."""
     made = {ins.arg.name for ins in decode(code).instrs if ins.name == "MAKE_CELL"}
     params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     return tuple(n for n in code.co_cellvars if n in params and n not in made)

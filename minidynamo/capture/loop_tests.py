@@ -86,7 +86,7 @@ def _body_start(code: Any, start: int, end: int) -> int | None:
     return start
 
 
-def _follow(succ: list[list[int]], instrs: list, i: int) -> int:
+def _follow(succ: tuple[tuple[int, ...], ...], instrs: list, i: int) -> int:
     """Follow unconditional jumps from instruction i (3.12+ ends a body with `test; POP_JUMP; JUMP_BACKWARD`),
     and 3.14's NOT_TAKEN after a conditional jump."""
     seen = set()

@@ -66,7 +66,9 @@ class _Namer:
         self.taken = set(taken or ())
 
     def fresh(self, preferred: str) -> str:
-        base = "".join(c if c.isalnum() or c == "_" else "_" for c in preferred) or "v"
+        # (an ASCII identifier is its own base: the character loop was a tenth of a large graph's codegen)
+        base = preferred if preferred.isascii() and preferred.isidentifier() else \
+            "".join(c if c.isalnum() or c == "_" else "_" for c in preferred) or "v"
         if base[0].isdigit():
             base = "_" + base
         name, i = base, 1

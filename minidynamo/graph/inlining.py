@@ -61,32 +61,38 @@ def plan(nodes: list[Node], outputs: Any, cuts: set[int] | frozenset[int] = froz
     inline: dict[int, Node] = {}
     depth: dict[int, int] = {}      # id of a node -> how deeply its expression nests inlined operands
     stack: list[Node] = []
+    pending: set[int] = set()       # the ids of the nodes on `stack` (each node is pushed once at most)
     for node in nodes:
         if id(node) in cuts:
             stack.clear()
+            pending.clear()
         if not node.is_call:
             continue
         statement = control.is_control(node) or is_setitem_statement(node)
-        pending = {id(p) for p in stack}
-        reads = [n for n in evaluation_order(node) if id(n) in pending]
+        reads = [n for n in evaluation_order(node) if id(n) in pending] if pending else []
         k = len(reads)
-        deepest = max((depth.get(id(r), 0) for r in reads), default=0)
-        takes = is_setitem_statement(node) or not control.is_control(node)
-        if k and takes and \
-                [id(p) for p in stack[-k:]] == [id(r) for r in reads] and \
-                all(errstate_of(r) == errstate_of(node) for r in reads) and deepest < MAX_DEPTH:
-            for r in reads:
-                inline[id(r)] = node
-            depth[id(node)] = deepest + 1
-            del stack[-k:]
-        elif k:
-            # the operands read stay statements at their own place, and so does every pending node below
-            # them (computed before them); those above stay pending: they were computed after them, and
-            # still come after them inline (`(x - mu) / np.sqrt(var + eps)` with var named)
-            read_ids = {id(r) for r in reads}
-            del stack[:max(i for i, p in enumerate(stack) if id(p) in read_ids) + 1]
+        if k:
+            deepest = max(depth.get(id(r), 0) for r in reads)
+            takes = is_setitem_statement(node) or not control.is_control(node)
+            if takes and k <= len(stack) and all(p is r for p, r in zip(stack[-k:], reads)) and \
+                    all(errstate_of(r) == errstate_of(node) for r in reads) and deepest < MAX_DEPTH:
+                for r in reads:
+                    inline[id(r)] = node
+                    pending.discard(id(r))
+                depth[id(node)] = deepest + 1
+                del stack[-k:]
+            else:
+                # the operands read stay statements at their own place, and so does every pending node
+                # below them (computed before them); those above stay pending: they were computed after
+                # them, and still come after them inline (`(x - mu) / np.sqrt(var + eps)` with var named)
+                read_ids = {id(r) for r in reads}
+                cut = max(i for i, p in enumerate(stack) if id(p) in read_ids) + 1
+                pending.difference_update(id(p) for p in stack[:cut])
+                del stack[:cut]
         if statement or uses.get(id(node), 0) != 1:
             stack.clear()
+            pending.clear()
         else:
             stack.append(node)
+            pending.add(id(node))
     return inline

@@ -1,6 +1,6 @@
 """Automatic dynamic for trip counts: which range loops' counts stay open in a piece's next capture.
 
-Imports guard_reads and report. A capture decides a range's whole trip count at its first item
+Imports guards and report. A capture decides a range's whole trip count at its first item
 (capture/variables/sym_range.py) and records which relation guards did (CaptureRecord.count_guards); on a
 recompile, a loop one of whose count guards fails for the call that missed joins the piece's dynamic set
 (CompiledState.dynamic), as a changed int does.
@@ -8,7 +8,7 @@ recompile, a loop one of whose count guards fails for the call that missed joins
 
 from __future__ import annotations
 
-from .guard_reads import compiled
+from .guards import compiled
 from .report import log
 
 

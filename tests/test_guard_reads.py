@@ -1,4 +1,4 @@
-"""guard_reads.py and its use by the dispatcher (cache.py): a path the guard check reads is read once per call,
+"""guards/reads.py and its use by the dispatcher (cache.py): a path the guard check reads is read once per call,
 the graph call takes its inputs from the check's locals, and those locals are dropped on every way out of
 the call, before any of the function's own code runs (a reference too many shows in sys.getrefcount and makes
 ndarray.resize refuse). Differential: each function observes the reference count eagerly and compiled."""
@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 import minidynamo as md
-from minidynamo.guard_reads import Reads
+from minidynamo.guards.reads import Reads
 
 from .conftest import check
 
@@ -113,7 +113,7 @@ def test_reads_rewrite_only_bound_paths_and_never_a_write_target():
 def _reference_rewrite(reads: Reads, expr: str, gate: bool) -> str:
     """Reads.rewrite as first written: every read path found by walking the parsed expression."""
     import ast
-    from minidynamo.guard_reads import _is_read, _Substitute
+    from minidynamo.guards.reads import _is_read, _Substitute
     if not reads.bound and not gate:
         return expr
     tree = ast.parse(expr.strip(), mode="eval")

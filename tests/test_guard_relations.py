@@ -1,11 +1,11 @@
-"""guard_relations.py: a size bound the other relation guards imply is skipped by the dispatcher, and only
+"""guards/relations.py: a size bound the other relation guards imply is skipped by the dispatcher, and only
 such a bound. The differential tests call compiled functions with inputs that must fail the bound that
 stays, so dropping it too (or an equality) would serve a wrong entry."""
 
 import numpy as np
 
 import minidynamo as md
-from minidynamo.guard_relations import implied_bounds
+from minidynamo.guards.relations import implied_bounds
 from minidynamo.guards import HOLDS, Guard, GuardSet, failures
 
 from .conftest import check

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from minidynamo.errors import InternalError
-from minidynamo.guard_check import compile_check
+from minidynamo.guards.check import compile_check
 from minidynamo.guards import (
     DICT_KEYS, DTYPE, EQUALS, HASATTR, ID, IS_NONE, LEN, NOT_HASATTR, NOT_NONE, SHAPE, TYPE,
     Guard, GuardConflictError, GuardSet, array_guards, failures, guard_constant,

@@ -24,9 +24,7 @@ HANDLER_FILE_LIMIT, HANDLER_LIMIT = 400, 40
 ALLOWED: list[tuple[str, tuple[str, ...]]] = [
     ("graph", ("graph",)),
     ("backends", ("backends", "graph", "config")),
-    ("guards", ("errors", "guard_reads", "guard_relations")),
-    ("guard_reads", ()),
-    ("guard_relations", ()),
+    ("guards", ("errors", "guards")),
     ("errors", ()),
     ("config", ()),
     ("pyversion", ()),

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..guard_relations import identity_relation
 from ..guards import Guard, GuardKind, readable_expr, short_repr
+from ..guards.relations import identity_relation
 
 
 class Recapture(enum.Enum):

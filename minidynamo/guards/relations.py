@@ -5,7 +5,7 @@ and an equality guard when capture decides two sizes are equal (`x.shape[1] == w
 guards of a check must hold together, and equality of ints is transitive, so within a class of sizes
 joined by equality guards the largest lower bound implies every other one: the others are skipped. Nothing
 else is: an equality, a bound with no equal partner, or any other relation is always checked.
-`guards.failures` still evaluates every guard, so a failing check explains itself in full.
+`guards.failures.failures` still evaluates every guard, so a failing check explains itself in full.
 Also here: identity relations (two values are, or are not, one object), read back from their guards for the
 words reports and failure reasons use. Imports only the stdlib.
 """

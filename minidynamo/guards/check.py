@@ -1,6 +1,6 @@
 """compile_check: a GuardSet as a standalone generated function `___check(*argnames) -> bool`.
 
-Imports guards and errors. The dispatcher (cache.py) inlines guard expressions itself; this is for
+Imports guards.guard_set and errors. The dispatcher (cache.py) inlines guard expressions itself; this is for
 front ends and tests that want one callable per guard set, with its source registered in linecache.
 """
 
@@ -12,8 +12,8 @@ import itertools
 import linecache
 from typing import Any, Callable
 
-from .errors import InternalError
-from .guards import GuardSet
+from ..errors import InternalError
+from .guard_set import GuardSet
 
 _check_ids = itertools.count()
 

@@ -1,4 +1,4 @@
-"""Common reads of one rendered guard check (guards.GuardSet.expression): a path several guards read is read
+"""Common reads of one rendered guard check (guards.guard_set.GuardSet.expression): a path several guards read is read
 once, into a local; and the cached text functions of guard expressions. Imports only the stdlib.
 """
 

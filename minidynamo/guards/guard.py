@@ -2,8 +2,8 @@
 
 `Guard(expr, kind, expected, description)` builds the instance of that kind's class: TypeGuard, ShapeGuard...
 Each class knows how its expectation is normalized, how it reads (`show`, `label`), how it is checked inline
-in the dispatcher (`code`, given a render.Render) and how a failure is explained (`explain` raises
-GuardFailure). Imports guards.kind, guards.words and guards.source.
+in the dispatcher (`code`, given a render.Render), how a failure is explained (`explain` raises
+GuardFailure) and how the guards on one value are said in words (`words`, value_words). Imports guards.kind, guards.words and guards.source.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ class Guard:
     # sense, so they come first, and when one fails the failure reasons say nothing more about that expr.
     RANK: ClassVar[int] = 2
     OPPOSITE: ClassVar[GuardKind | None] = None   # a kind that contradicts this one on the same expr
+    WORDS_ORDER: ClassVar[int | None] = None   # which kind leads a value's sentence (words), lowest first
     BINDS_READ: ClassVar[bool] = False     # the first guard on a path, binding it to a local (guards.reads)
     READS_SHAPES: ClassVar[bool] = False   # its expr may read a symbolic shape another guard bound to a local
     NORMALIZES: ClassVar[bool] = False     # whether normalize() is defined (kept as given otherwise)
@@ -71,6 +72,8 @@ class Guard:
     def source(self) -> GuardSource:
         """Where the guarded value comes from: the expression the check reads and its name in words."""
         return GuardSource(self.expr, self.description)
+
+    relation: ClassVar[tuple[str, str, bool] | None] = None   # (a, b, same): an identity relation (kinds/equals.py)
 
     @property
     def is_gate(self) -> bool:
@@ -104,6 +107,21 @@ class Guard:
         """Raise GuardFailure (`<label>: expected ..., got ...`) unless the guard holds for `value`."""
         raise NotImplementedError
 
+    def words(self, name: str, group: dict[GuardKind, "Guard"]) -> str | None:
+        """What all guards on one value (`group`, by kind) require, in one sentence led by this kind, e.g.
+        "`x` is an ndarray of shape (4, 8) and dtype float64"; None when this kind does not lead it."""
+        return None
+
     def wrap(self, fn: str, name: str) -> str:
         # `type(x)` reads well; `type(global scale)` does not, so human names get `type of global scale`.
         return f"{fn}({name})" if name == self.expr else f"{fn} of {name}"
+
+
+def value_words(name: str, group: dict[GuardKind, Guard]) -> str | None:
+    """The guards on one value (by kind) in one sentence, led by the kind with the lowest WORDS_ORDER whose
+    words() says it; None when none does (the caller lists the checks)."""
+    for g in sorted((g for g in group.values() if g.WORDS_ORDER is not None), key=lambda g: g.WORDS_ORDER):
+        words = g.words(name, group)
+        if words is not None:
+            return words
+    return None

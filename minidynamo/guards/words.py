@@ -1,5 +1,5 @@
 """Guards' values and sources as people read them: readable_expr (a source's generated names in words),
-short_repr (an expected value), value_repr (a value found at a failed check).
+short_repr (an expected value), value_repr (a value found at a failed check), with_article.
 
 Imports only numpy and the stdlib.
 """
@@ -54,3 +54,8 @@ def value_repr(value: Any) -> str:
         return f"ndarray of shape {value.shape} and dtype {value.dtype}"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def with_article(noun: str) -> str:
+    """`an ndarray`, `a tuple`."""
+    return f"an {noun}" if noun[:1].lower() in "aeiou" or noun == "ndarray" else f"a {noun}"

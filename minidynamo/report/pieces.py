@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..guards import Guard, GuardKind, readable_expr, short_repr
-from ..guards.relations import identity_relation
+from ..guards import Guard, GuardKind, GuardSource, readable_expr, short_repr, value_words
 
 
 class Recapture(enum.Enum):
@@ -39,8 +38,6 @@ class PieceKind(enum.Enum):
 
 _RESUME_NAME = re.compile(r"_at_L(\d+)_i(\d+)$")
 _STACK = re.compile(r"\b___stack(\d+)\b")
-# a builtin's two guards (capture/builtin_scope.py): `'n' in G` is False, `B['n']` is the value
-_BUILTIN = re.compile(r"^(?:(['\"])(?P<a>\w+)\1 in ___\w*?G\d*|___\w*?B\d*\[(['\"])(?P<b>\w+)\3\])$")
 
 
 def category_name(category: Any) -> str:
@@ -176,7 +173,7 @@ def _piece(root: Any, r: Any, anchor: str) -> Piece:
     what = f"the outcome (True or False) of `{text}` (line {line})" if outcome else f"the value of `{text}` " \
                                                                                      f"(line {line})"
     labels = {g.expr: g.description for g in r.entry.guards      # (capture's words: sources.stack_labels)
-              if _STACK.fullmatch(g.expr) and g.description and "___" not in g.description}
+              if g.source.is_stack_value and g.description and "___" not in g.description}
     stack = {name: labels.get(name, what) for name in code.co_varnames[:code.co_argcount] if _STACK.fullmatch(name)}
     after = f"after `{text}`" + (f" was {outcome[0]}" if len(outcome) == 1 else "")
     drive = _loop_header(info)
@@ -215,28 +212,24 @@ def is_branch_outcome(g: Guard) -> bool:
     """Whether a guard pins which way a branch went: a resume function's `___stack<i>` is True / False (the
     outcome passed at a break), or a condition on unspecialized numbers (`(loss > tol)` is True, described
     "condition ..." by capture.variables.scalar)."""
-    return type(g.expected) is bool and (bool(_STACK.fullmatch(g.expr)) or g.description.startswith("condition "))
+    return type(g.expected) is bool and (g.source.is_stack_value or g.description.startswith("condition "))
 
 
 def _went(piece: Piece) -> str:
     """"the branch at line 32 (`while loss > tol:`) went False" for a piece specialized on an outcome."""
     outcome = _bool_outcomes(piece.record)
     if len(outcome) == 1:
-        return _stack_words("___stack0", {GuardKind.ID: outcome[0]}, piece, "") or ""
-    conditions = [g for g in piece.record.entry.guards if is_branch_outcome(g) and not _STACK.fullmatch(g.expr)]
-    return "; ".join(f"the condition `{readable_expr(g.expr).strip('()')}` went {g.expected}" for g in conditions)
+        return _outcome_words(GuardSource("___stack0"), outcome[0], piece, "") or ""
+    conditions = [g for g in piece.record.entry.guards if is_branch_outcome(g) and not g.source.is_stack_value]
+    return "; ".join(f"the condition `{g.source.readable.strip('()')}` went {g.expected}" for g in conditions)
 
 
 def _bool_outcomes(r: Any) -> tuple:
     """The True/False a resume function was specialized on (a branch's outcome passed on the stack)."""
-    return tuple(g.expected for g in r.entry.guards if _STACK.fullmatch(g.expr) and type(g.expected) is bool)
+    return tuple(g.expected for g in r.entry.guards if g.source.is_stack_value and type(g.expected) is bool)
 
 
 # ---- guards in words --------------------------------------------------------------------------------
-
-def _name(g: Guard) -> str:
-    return g.description if g.description and "___" not in g.description else readable_expr(g.expr)
-
 
 def describe_guards(guards: list[Guard], piece: Piece | None = None) -> list[tuple[str, str]]:
     """Group guards by the value they read and say what they require, e.g. "`x` is an ndarray of shape
@@ -244,21 +237,20 @@ def describe_guards(guards: list[Guard], piece: Piece | None = None) -> list[tup
     groups: dict[str, list[Guard]] = {}
     relations: list[tuple[Guard, tuple[str, str, bool]]] = []
     for g in guards:
-        relation = identity_relation(g.kind, g.expr, g.expected)
-        if relation is not None:        # `a` and `b` (not) one object: grouped per set of values below
-            relations.append((g, relation))
+        if g.relation is not None:        # `a` and `b` (not) one object: grouped per set of values below
+            relations.append((g, g.relation))
             continue
-        b = _BUILTIN.match(g.expr)
-        groups.setdefault(f"builtin {b['a'] or b['b']}" if b else g.expr, []).append(g)
+        b = g.source.builtin
+        groups.setdefault(f"builtin {b}" if b else g.expr, []).append(g)
     out = []
-    for expr, gs in groups.items():
-        words = _group_words(expr, {GuardKind(g.kind): g.expected for g in gs}, gs[0], piece)
+    for gs in groups.values():
+        words = _group_words({g.kind: g for g in gs}, gs[0], piece)
         out.append((words, " and ".join(str(g) for g in gs)))
-    names = {g.expr: _name(g) for g in reversed(guards)}    # each value's human name (its first guard's)
+    names = {g.expr: g.source.name for g in reversed(guards)}    # each value's human name (its first guard's)
     arrays = {g.expr for g in guards if g.kind is GuardKind.TYPE and g.expected is np.ndarray}
 
     def said(e: str) -> str:         # `x`, or a stack value's label (words already)
-        if piece is not None and _STACK.fullmatch(e) and e in piece.stack_values:
+        if piece is not None and e in piece.stack_values:
             return piece.stack_values[e]
         return f"`{names.get(e) or readable_expr(e)}`"
     return out + relation_lines(relations, said, arrays)
@@ -301,82 +293,51 @@ def relation_lines(relations: list, name: Any, arrays: set[str]) -> list[tuple[s
     return out
 
 
-def _group_words(expr: str, kinds: dict, first: Guard, piece: Piece | None) -> str:
-    name = _name(first)
-    ty = kinds.get(GuardKind.TYPE)
-    stack = _STACK.search(expr)
-    if stack and piece is not None:
-        label = piece.stack_values.get(stack.group(0), "a value on Python's stack at the break")
-        words = _stack_words(expr, kinds, piece, label)
+def _group_words(group: dict[GuardKind, Guard], first: Guard, piece: Piece | None) -> str:
+    """One value's guards (by kind) in words: a stack value's and a builtin's here, any other value's in the
+    words of the kind that leads (guards.value_words)."""
+    source = first.source
+    name, slot = source.name, source.stack_slot
+    if slot and piece is not None:
+        label = piece.stack_values.get(slot, "a value on Python's stack at the break")
+        words = _stack_words(first, group, piece, label)
         if words is not None:
             return words
-        if not _STACK.fullmatch(expr):       # a check on part of a stack value: said over `<value>`
-            checks = "; ".join(str(Guard(_STACK.sub("<value>", expr), k, v)) for k, v in kinds.items())
+        if not source.is_stack_value:       # a check on part of a stack value: said over `<value>`
+            checks = "; ".join(g.show(source.over("<value>")) for g in group.values())
             return f"`{checks}`, where <value> is {label}"
         name = label
-    b = re.fullmatch(r"builtin (\w+)", expr)        # (describe_guards' key for a builtin's two guards)
-    if b and GuardKind.ID in kinds:
-        n = b.group(1)
-        return f"`{n}` is the builtin (no global shadows it)" if kinds[GuardKind.ID] is getattr(builtins, n, None) \
-            else f"`{n}` is {short_repr(kinds[GuardKind.ID])} (no global shadows it)"
+    if source.builtin and GuardKind.ID in group:
+        n, v = source.builtin, group[GuardKind.ID].expected
+        return f"`{n}` is the builtin (no global shadows it)" if v is getattr(builtins, n, None) \
+            else f"`{n}` is {short_repr(v)} (no global shadows it)"
     if name.startswith("global "):
         name = f"global `{name[7:]}`"
-    elif not (stack and _STACK.fullmatch(expr)):        # (a stack value's label is words already)
+    elif not (slot and source.is_stack_value):        # (a stack value's label is words already)
         name = f"`{name}`"
-    if GuardKind.SHAPE in kinds or GuardKind.DTYPE in kinds:
-        what = "an ndarray" if ty is None else _a(short_repr(ty))
-        shape = str(kinds[GuardKind.SHAPE]).replace("None", "*") if GuardKind.SHAPE in kinds else ""  # * symbolic
-        parts = [f"shape {shape}"] if shape else []
-        parts += [f"dtype {kinds[GuardKind.DTYPE]}"] if GuardKind.DTYPE in kinds else []
-        return f"{name} is {what} of {' and '.join(parts)}"
-    if GuardKind.EQUALS in kinds:
-        v = kinds[GuardKind.EQUALS]
-        return f"{name} is the {type(v).__name__} {v!r}" if ty is not None else f"{name} equals {v!r}"
-    if GuardKind.DICT_KEYS in kinds:
-        keys = ", ".join(repr(k) for k in kinds[GuardKind.DICT_KEYS])
-        return f"{name} is a dict with keys {keys} (in this order)"
-    if GuardKind.LEN in kinds:
-        what = _a(short_repr(ty)) if ty is not None else "a container"
-        return f"{name} is {what} of length {kinds[GuardKind.LEN]}"
-    if GuardKind.ID in kinds:
-        return f"{name} is {_identity(kinds[GuardKind.ID])}"
-    if GuardKind.IS_NONE in kinds:
-        return f"{name} is None"
-    if GuardKind.NOT_NONE in kinds:
-        return f"{name} is not None"
-    if ty is not None and len(kinds) == 1:
-        return f"{name} is {_a(short_repr(ty))} (any value: not specialized)" if ty in (int, float) \
-            else f"{name} is {_a(short_repr(ty))}"
-    if stack:       # (a stack value's other checks, said over `<value>`)
-        return f"{name}: `" + "; ".join(str(Guard("<value>", k, v)) for k, v in kinds.items()) + "`"
-    return "; ".join(str(Guard(first.expr, k, v)) for k, v in kinds.items())
+    words = value_words(name, group)
+    if words is not None:
+        return words
+    if slot:       # (a stack value's other checks, said over `<value>`)
+        return f"{name}: `" + "; ".join(g.show("<value>") for g in group.values()) + "`"
+    return "; ".join(str(g) for g in group.values())
 
 
-def _a(noun: str) -> str:
-    return f"an {noun}" if noun[:1].lower() in "aeiou" or noun == "ndarray" else f"a {noun}"
-
-
-def _identity(v: Any) -> str:
-    if isinstance(v, types.ModuleType):
-        return f"the module {v.__name__}"
-    if v is None or type(v) is bool:
-        return repr(v)
-    if isinstance(v, type):
-        return f"the class {v.__qualname__}"
-    return f"the same object as at capture ({short_repr(v)})"
-
-
-def _stack_words(expr: str, kinds: dict, piece: Piece, label: str) -> str | None:
+def _stack_words(first: Guard, group: dict[GuardKind, Guard], piece: Piece, label: str) -> str | None:
     """A branch outcome passed on a resume function's stack, or a condition on a stack value, in words;
     None for the other guards of a stack value (said like any value's, under its label)."""
+    outcome = group.get(GuardKind.ID) or group.get(GuardKind.EQUALS)
+    return None if outcome is None else _outcome_words(first.source, outcome.expected, piece, label)
+
+
+def _outcome_words(source: GuardSource, v: Any, piece: Piece, label: str) -> str | None:
     line, text = piece.lineno, source_line(piece.filename, piece.lineno)
-    v = kinds.get(GuardKind.ID, kinds.get(GuardKind.EQUALS))
-    if _STACK.fullmatch(expr) and type(v) is bool:
+    if source.is_stack_value and type(v) is bool:
         if re.match(r"(if|elif|while|assert)\b", text) or " if " in text:
             return f"the branch at line {line} (`{text}`) went {v}"
         return f"`{text}` (line {line}) gave {v}"
     if type(v) is bool:
-        return f"the condition `{readable_expr(_STACK.sub('<value>', expr))}` was {v}, where <value> is {label}"
+        return f"the condition `{source.over('<value>')}` was {v}, where <value> is {label}"
     return None
 
 

@@ -1,6 +1,6 @@
 """What an array is: its shape (SHAPE, a None entry a symbolic size) and its dtype (DTYPE).
 
-Imports guards.guard, guards.kind.
+Imports guards.guard, guards.kind, guards.words.
 """
 
 from __future__ import annotations
@@ -11,12 +11,23 @@ import numpy as np
 
 from ..guard import Guard, GuardFailure
 from ..kind import GuardKind
+from ..words import short_repr, with_article
+
+
+def _array_words(name: str, group: dict) -> str:
+    """`x` is an ndarray of shape (4, *) and dtype float32 (a SHAPE or DTYPE guard leads: both are said)."""
+    ty = group.get(GuardKind.TYPE)
+    what = "an ndarray" if ty is None else with_article(short_repr(ty.expected))
+    parts = [f"shape {str(group[GuardKind.SHAPE].expected).replace('None', '*')}"] if GuardKind.SHAPE in group \
+        else []     # (* is a symbolic size)
+    parts += [f"dtype {group[GuardKind.DTYPE].expected}"] if GuardKind.DTYPE in group else []
+    return f"{name} is {what} of {' and '.join(parts)}"
 
 
 class ShapeGuard(Guard):
     """`x.shape == (4, 8)`; `(4, None)` leaves dimension 1 symbolic (HOLDS guards relate such sizes)."""
 
-    KIND = GuardKind.SHAPE
+    KIND, WORDS_ORDER = GuardKind.SHAPE, 0
 
     def normalize(self, expected: Any) -> Any:
         return tuple(None if d is None else int(d) for d in expected)
@@ -36,6 +47,9 @@ class ShapeGuard(Guard):
     def label(self, name: str) -> str:
         return f"{name}.shape"
 
+    def words(self, name: str, group: dict) -> str | None:
+        return _array_words(name, group)
+
     def explain(self, value: Any, name: str) -> None:
         v, shape = self.expected, tuple(value.shape)
         if len(shape) != len(v):
@@ -48,7 +62,7 @@ class ShapeGuard(Guard):
 class DtypeGuard(Guard):
     """`x.dtype == float32`."""
 
-    KIND = GuardKind.DTYPE
+    KIND, WORDS_ORDER = GuardKind.DTYPE, 0
 
     def normalize(self, expected: Any) -> Any:
         return np.dtype(expected)
@@ -67,6 +81,9 @@ class DtypeGuard(Guard):
 
     def label(self, name: str) -> str:
         return f"{name}.dtype"
+
+    def words(self, name: str, group: dict) -> str | None:
+        return _array_words(name, group)
 
     def explain(self, value: Any, name: str) -> None:
         if value.dtype != self.expected:

@@ -1,5 +1,5 @@
 """What a container holds: its length (LEN) and a dict's keys in order (DICT_KEYS). Both are gates: a wrong
-length hides the guards on its items. Imports guards.guard, guards.kind.
+length hides the guards on its items. Imports guards.guard, guards.kind, guards.words.
 """
 
 from __future__ import annotations
@@ -8,12 +8,13 @@ from typing import Any
 
 from ..guard import Guard, GuardFailure
 from ..kind import GuardKind
+from ..words import short_repr, with_article
 
 
 class LenGuard(Guard):
     """`len(x) == 3`."""
 
-    KIND, RANK = GuardKind.LEN, 1
+    KIND, RANK, WORDS_ORDER = GuardKind.LEN, 1, 3
 
     def normalize(self, expected: Any) -> Any:
         return int(expected)
@@ -27,6 +28,11 @@ class LenGuard(Guard):
     def label(self, name: str) -> str:
         return self.wrap("len", name)
 
+    def words(self, name: str, group: dict) -> str | None:
+        ty = group.get(GuardKind.TYPE)
+        what = with_article(short_repr(ty.expected)) if ty is not None else "a container"
+        return f"{name} is {what} of length {self.expected}"
+
     def explain(self, value: Any, name: str) -> None:
         n = len(value)
         if n != self.expected:
@@ -36,7 +42,7 @@ class LenGuard(Guard):
 class DictKeysGuard(Guard):
     """`tuple(d.keys()) == ('a', 'b')`, order included."""
 
-    KIND, RANK = GuardKind.DICT_KEYS, 1
+    KIND, RANK, WORDS_ORDER = GuardKind.DICT_KEYS, 1, 2
 
     def normalize(self, expected: Any) -> Any:
         return tuple(expected)
@@ -49,6 +55,9 @@ class DictKeysGuard(Guard):
 
     def label(self, name: str) -> str:
         return f"keys of {name}"
+
+    def words(self, name: str, group: dict) -> str | None:
+        return f"{name} is a dict with keys {', '.join(repr(k) for k in self.expected)} (in this order)"
 
     def explain(self, value: Any, name: str) -> None:
         keys, v = tuple(value.keys()), self.expected

@@ -22,7 +22,7 @@ from ..words import readable_expr, value_repr
 class EqualsGuard(Guard):
     """`x == 3`, `isnan(x)`, or `(a is b) == False` (an identity relation)."""
 
-    KIND, READS_SHAPES = GuardKind.EQUALS, True    # (symbolic-int conditions read the shape locals)
+    KIND, READS_SHAPES, WORDS_ORDER = GuardKind.EQUALS, True, 1    # (symbolic-int conditions read shape locals)
 
     @functools.cached_property
     def relation(self) -> tuple[str, str, bool] | None:
@@ -44,6 +44,10 @@ class EqualsGuard(Guard):
                 sign = ">" if math.copysign(1.0, v) > 0 else "<"
                 return f"{e} == 0.0 and {names.helper(math.copysign)}(1.0, {e}) {sign} 0"
         return f"{e} == {names.literal(v)}"
+
+    def words(self, name: str, group: dict) -> str | None:
+        v = self.expected
+        return f"{name} is the {type(v).__name__} {v!r}" if GuardKind.TYPE in group else f"{name} equals {v!r}"
 
     def explain(self, value: Any, name: str) -> None:
         if self.relation is not None:     # said as what changed, not as `(a is b) == False`

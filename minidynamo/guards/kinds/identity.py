@@ -6,17 +6,18 @@ no shape complaint). Imports guards.guard, guards.kind, guards.words.
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from ..guard import Guard, GuardFailure
 from ..kind import GuardKind
-from ..words import short_repr, value_repr
+from ..words import short_repr, value_repr, with_article
 
 
 class TypeGuard(Guard):
     """`type(x) is ndarray`: the exact class, no subclasses."""
 
-    KIND, RANK, BINDS_READ = GuardKind.TYPE, 0, True
+    KIND, RANK, BINDS_READ, WORDS_ORDER = GuardKind.TYPE, 0, True, 7
 
     def normalize(self, expected: Any) -> Any:
         if not isinstance(expected, type):
@@ -34,6 +35,12 @@ class TypeGuard(Guard):
     def label(self, name: str) -> str:
         return self.wrap("type", name)
 
+    def words(self, name: str, group: dict) -> str | None:
+        if len(group) > 1:      # (said by the kind that leads the others)
+            return None
+        what = with_article(short_repr(self.expected))
+        return f"{name} is {what} (any value: not specialized)" if self.expected in (int, float) else f"{name} is {what}"
+
     def explain(self, value: Any, name: str) -> None:
         if type(value) is not self.expected:
             raise GuardFailure(f"{self.label(name)}: expected {short_repr(self.expected)}, "
@@ -43,7 +50,7 @@ class TypeGuard(Guard):
 class IdGuard(Guard):
     """`x is v`: functions, modules, classes, singletons."""
 
-    KIND, RANK, BINDS_READ = GuardKind.ID, 0, True
+    KIND, RANK, BINDS_READ, WORDS_ORDER = GuardKind.ID, 0, True, 4
 
     def show(self, e: str) -> str:
         return f"{e} is {short_repr(self.expected)}"
@@ -51,6 +58,16 @@ class IdGuard(Guard):
     def code(self, text: str, e: str, r: Any) -> str:
         v = self.expected
         return f"{e} is {repr(v) if v is None or v is True or v is False or v is Ellipsis else r.names.bind(v)}"
+
+    def words(self, name: str, group: dict) -> str | None:
+        v = self.expected
+        if isinstance(v, types.ModuleType):
+            return f"{name} is the module {v.__name__}"
+        if v is None or type(v) is bool:
+            return f"{name} is {v!r}"
+        if isinstance(v, type):
+            return f"{name} is the class {v.__qualname__}"
+        return f"{name} is the same object as at capture ({short_repr(v)})"
 
     def explain(self, value: Any, name: str) -> None:
         if value is not self.expected:
@@ -61,7 +78,7 @@ class IdGuard(Guard):
 class IsNoneGuard(Guard):
     """`x is None`."""
 
-    KIND, RANK, OPPOSITE = GuardKind.IS_NONE, 0, GuardKind.NOT_NONE
+    KIND, RANK, OPPOSITE, WORDS_ORDER = GuardKind.IS_NONE, 0, GuardKind.NOT_NONE, 5
     IS = "is"
 
     def show(self, e: str) -> str:
@@ -69,6 +86,9 @@ class IsNoneGuard(Guard):
 
     def code(self, text: str, e: str, r: Any) -> str:
         return f"{e} {self.IS} None"
+
+    def words(self, name: str, group: dict) -> str | None:
+        return f"{name} {self.IS} None"
 
     def explain(self, value: Any, name: str) -> None:
         if value is not None:
@@ -78,7 +98,7 @@ class IsNoneGuard(Guard):
 class NotNoneGuard(IsNoneGuard):
     """`x is not None`."""
 
-    KIND, OPPOSITE = GuardKind.NOT_NONE, GuardKind.IS_NONE
+    KIND, OPPOSITE, WORDS_ORDER = GuardKind.NOT_NONE, GuardKind.IS_NONE, 6
     IS = "is not"
 
     def explain(self, value: Any, name: str) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import minidynamo as md
 from minidynamo.guards.reads import Reads
 
-from .conftest import check
+from tests.conftest import check
 
 
 class Holder:

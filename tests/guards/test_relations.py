@@ -8,7 +8,7 @@ import minidynamo as md
 from minidynamo.guards.relations import implied_bounds
 from minidynamo.guards import HOLDS, Guard, GuardSet, failures
 
-from .conftest import check
+from tests.conftest import check
 
 
 def test_the_largest_bound_of_a_class_of_equal_sizes_implies_the_others():

@@ -23,7 +23,7 @@ from .liveness import live_in
 from .postdom import EXIT, join_point
 from .variables.array import ArrayVar
 from .variables.const import ConstVar
-from .variables.containers import DictVar, ListIteratorVar, SequenceVar, TupleVar
+from .variables.containers import ListIteratorVar, TupleVar, reachable
 
 if TYPE_CHECKING:
     from .frame import Frame
@@ -156,7 +156,7 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
 
 
 def _save(frame: "Frame") -> _State:
-    iters = {id(it): (it, it.pos) for v in _reachable(list(frame.stack) + list(frame.locals.values()))
+    iters = {id(it): (it, it.pos) for v in reachable(list(frame.stack) + list(frame.locals.values()))
              if isinstance(v, ListIteratorVar) for it in _with_inner(v)}
     return _State(list(frame.stack), dict(frame.locals), dict(frame.visits), len(frame.ctx.graph.nodes),
                   frame.current, iters)
@@ -164,17 +164,6 @@ def _save(frame: "Frame") -> _State:
 
 def _with_inner(it: ListIteratorVar) -> list[ListIteratorVar]:
     return [it, *(i for inner in it.inner() for i in _with_inner(inner))]
-
-
-def _reachable(values: list, depth: int = 3) -> list:
-    out = []
-    for v in values:
-        out.append(v)
-        if depth and isinstance(v, SequenceVar):
-            out += _reachable(list(v.items), depth - 1)
-        elif depth and isinstance(v, DictVar):
-            out += _reachable(v.known_values(), depth - 1)
-    return out
 
 
 def _restore(frame: "Frame", state: _State, hoisted: list[Node]) -> None:

@@ -82,6 +82,13 @@ FRESH_OPERATORS = frozenset({
 })
 
 
+def written_arguments(node: Node) -> list[Any]:
+    """What a mutating node writes into: the argument positions its op declares (meta "writes"; not recorded:
+    every argument) and its `out=`."""
+    written = node.meta.get("writes", range(len(node.args)))
+    return [node.args[i] for i in written if i < len(node.args)] + list(iter_nodes(node.kwargs.get("out")))
+
+
 def returns_fresh(target: Any) -> bool:
     """True when the result never aliases an argument (a ufunc or an arithmetic operator)."""
     return isinstance(target, np.ufunc) or _is_in(target, FRESH_OPERATORS)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..capture.context import CaptureContext
 from ..graph.ir import INPUT, ArraySpec, Node, PyScalarSpec, iter_nodes
+from ..graph.passes import written_arguments
 
 MAX_PARTS = 8          # more parts of one array than this: one copy of the whole array is cheaper to make
 _INT_ARITHMETIC = {operator.add: "+", operator.sub: "-", operator.mul: "*"}    # cannot raise on ints
@@ -105,8 +106,7 @@ def written_parts(ctx: CaptureContext) -> list[tuple[str, str | None]]:
     walked: set[int] = set()     # nodes _sources visited: their sources are whole-array parts already
     for node in ctx.mutating_nodes:
         setitem = node.op == "setitem"
-        written = node.meta.get("writes", range(len(node.args)))     # (not recorded: every argument)
-        targets = [node.args[i] for i in written if i < len(node.args)] + list(iter_nodes(node.kwargs.get("out")))
+        targets = written_arguments(node)
         for i, target in enumerate(targets):
             part = _part(target, node.args[1] if setitem and i == 0 else None, arrays, names)
             bases = [part[0]] if part is not None else _sources(target, arrays, walked)

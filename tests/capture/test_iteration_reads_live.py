@@ -225,3 +225,27 @@ def test_a_generator_that_mutates_an_already_mutated_list_is_not_run_ahead():
             out.append(len(log))
         return out, log
     check(again, np.arange(3.0), expect_graph=False)
+
+
+def test_a_write_through_out_into_an_older_array_refuses_items_computed_ahead():
+    # failed before (6.0, eager 300.0): the write's first argument was made after the items, but its
+    # out= is the array the generator read
+    def through_out(x):
+        tot = np.float64(0)
+        for v in (t * 1.0 for t in x):
+            fresh = np.ones(x.shape)
+            np.multiply(fresh, 100.0, out=x)
+            tot = tot + v
+        return tot
+    check(through_out, np.arange(4.0), expect_fallback="computed ahead of the loop")
+
+
+def test_a_write_before_the_first_step_of_items_computed_ahead():
+    def before_first(x):
+        it = (t * 2.0 for t in x)
+        x[0] = 50.0
+        tot = np.float64(0)
+        for v in it:
+            tot = tot + v
+        return tot
+    check(before_first, np.arange(4.0), expect_graph=False)

@@ -14,7 +14,7 @@ from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
 from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, slice_of
-from .lazy_iterators import ArrayIteratorVar, EnumerateIteratorVar, ZipIteratorVar, reads_when_stepped
+from .lazy_iterators import ArrayIteratorVar, EnumerateIteratorVar, ZipIteratorVar, has_items, reads_when_stepped
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -167,7 +167,7 @@ def _enumerate(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var])
 
 @builtin(reversed)
 def _reversed(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    if reads_when_stepped(args[0]) and not isinstance(args[0], ListVar):
+    if has_items(args[0]):
         return ArrayIteratorVar(frame, args[0], reverse=True)
     return ListIteratorVar(list(reversed(args[0].iterate(frame))))
 

@@ -259,6 +259,23 @@ class DictVar(Var):
         return "{" + inner + "}"
 
 
+def reachable(values: list, depth: int = 3, more: Any = None) -> list:
+    """The values and what they hold `depth` levels down: list/tuple items, dict values, and `more(v)` of any
+    other value (a function's closure cells, say)."""
+    out = []
+    for v in values:
+        out.append(v)
+        if not depth:
+            continue
+        if isinstance(v, SequenceVar):
+            out += reachable(list(v.items), depth - 1, more)
+        elif isinstance(v, DictVar):
+            out += reachable(v.known_values(), depth - 1, more)
+        elif more is not None:
+            out += reachable(more(v), depth - 1, more)
+    return out
+
+
 def iter_at(iterable: Any, pos: int) -> Any:
     """A real iterator over `iterable` that has already yielded `pos` items (rebuilt after a break)."""
     it = iter(iterable)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .const import ConstVar
-from .containers import ListIteratorVar, TupleVar, iter_at
+from .containers import ListIteratorVar, TupleVar, iter_at, reachable
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -105,13 +105,17 @@ class EnumerateIteratorVar(_SteppedIterator):
         return f"{out.constant(enumerate)}({out.value(self.iterator)}, {self.start + self.pos})"
 
 
+def has_items(value: "Var") -> bool:
+    """An array NumPy iterates (not 0-d, not a NumPy scalar)."""
+    from .array import ArrayVar
+    return isinstance(value, ArrayVar) and not value.spec.scalar and value.spec.ndim > 0
+
+
 def reads_when_stepped(value: "Var") -> bool:
     """zip/enumerate over this value step its iterator lazily: arrays and lists can change meanwhile, and an
     iterator (`enumerate(zip(a, b))`) may itself read an array when stepped."""
-    from .array import ArrayVar
     from .containers import ListVar
-    return isinstance(value, (ListVar, ListIteratorVar)) or \
-        isinstance(value, ArrayVar) and not value.spec.scalar and value.spec.ndim > 0
+    return isinstance(value, (ListVar, ListIteratorVar)) or has_items(value)
 
 
 class RunAheadIteratorVar(ListIteratorVar):
@@ -128,7 +132,7 @@ class RunAheadIteratorVar(ListIteratorVar):
         self.version = ctx.side_effects.version
         self.n_writes = len(ctx.mutating_nodes)
         self.n_globals, self.n_cells = len(ctx.side_effects.globals), len(ctx.side_effects.cells)
-        self.readable = {id(v) for v in _reachable(inputs)}     # what the producer could have read
+        self.readable = {id(v) for v in reachable(inputs, more=_held_by_function)}     # what the producer could have read
 
     def _stale(self) -> bool:
         effects = self.ctx.side_effects
@@ -145,7 +149,7 @@ class RunAheadIteratorVar(ListIteratorVar):
                           f"when its items were computed ahead of the loop; they could differ from eager's")
 
     def next_item(self) -> "Var | None":
-        if self.pos < len(self.items) and self.pos and self._stale():
+        if self.pos < len(self.items) and self._stale():     # (also before the first: `it = map(..); x[0] = 5`)
             self._refuse()
         return super().next_item()
 
@@ -155,35 +159,26 @@ class RunAheadIteratorVar(ListIteratorVar):
         return super().reconstruct(out)
 
 
-def _reachable(values: list[Any], depth: int = 3) -> list[Any]:
-    """Vars reachable from the producer's inputs: containers' items, functions' closure cells and defaults."""
-    from .containers import DictVar, SequenceVar
-    out: list[Any] = []
-    for v in values:
-        out.append(v)
-        if not depth:
-            continue
-        if isinstance(v, SequenceVar):
-            out += _reachable(list(v.items), depth - 1)
-        elif isinstance(v, DictVar):
-            out += _reachable(v.known_values(), depth - 1)
-        else:
-            cells = [getattr(c, "value", None) for c in getattr(v, "closure", None) or ()]
-            out += _reachable([c for c in cells if c is not None] + list(getattr(v, "defaults", None) or ()),
-                              depth - 1)
-    return out
+def _held_by_function(v: Any) -> list[Any]:
+    """What a function value could read besides its arguments: its closure cells' contents, its defaults."""
+    cells = [getattr(c, "value", None) for c in getattr(v, "closure", None) or ()]
+    return [c for c in cells if c is not None] + list(getattr(v, "defaults", None) or ())
 
 
 def _made_after(write: Any, n_nodes: int) -> bool:
-    """The array `write` writes into was made by a graph op after the items were computed, so no item was
-    read from it. An op that may return a view is followed to its first argument (conservative)."""
+    """Every array `write` writes into (its declared arguments, its `out=`) was made by a graph op after the
+    items were computed, so no item was read from it. An op that may return a view is followed to its first
+    argument (conservative)."""
     from ...graph.ir import Node
-    from ...graph.passes import returns_fresh
-    target = write.args[0] if write.args else None
-    while isinstance(target, Node) and target.is_call and not returns_fresh(target.target) and target.args \
-            and isinstance(target.args[0], Node):
-        target = target.args[0]
-    return isinstance(target, Node) and target.is_call and target.index >= n_nodes
+    from ...graph.passes import returns_fresh, written_arguments
+
+    def fresh(target: Any) -> bool:
+        while isinstance(target, Node) and target.is_call and not returns_fresh(target.target) and target.args \
+                and isinstance(target.args[0], Node):
+            target = target.args[0]
+        return isinstance(target, Node) and target.is_call and target.index >= n_nodes
+    targets = written_arguments(write)
+    return bool(targets) and all(fresh(t) for t in targets)
 
 
 def run_ahead(ctx: Any, items: list["Var"], what: str, inputs: list[Any]) -> ListIteratorVar:

@@ -9,7 +9,7 @@ warning routed past the filters into a list: for the call only, the module's `fi
 entry and `showwarning` the collector, so no filter version is bumped and no once-per-location registry is
 written. A graph of elementwise ops only is held too while the caller's error state makes a floating-point
 error raise (`with np.errstate(under="raise"): f(x)`, or a resume function re-entering such a block around
-a graph captured without it: `holding_while_raising`), since any ufunc may raise then.
+a graph captured without it: `call_while_raising`), since any ufunc may raise then.
 When the graph raises, the list is dropped and the re-run issues the warnings itself. When it
 returns, each is issued again with `warnings.warn_explicit` from eager's place: a warning of a graph line
 from the user's file, line, module and registry that the node recorded (its meta WHERE, innermost frame),
@@ -100,41 +100,51 @@ def holding_warnings(compiled: Callable[..., Any]) -> Callable[..., Any]:
     """`compiled` with its warnings held and issued again from eager's places once it has returned."""
     @functools.wraps(compiled)
     def run(*args: Any) -> Any:
-        held: list[tuple] = []
-        owner = threading.get_ident()
+        return call_holding(compiled, *args)
+    return run
 
-        def collect(message, category, filename, lineno, file=None, line=None):
-            # the span of the instruction that warned is read now: once the graph has returned, its frame
-            # stands elsewhere, and an operand written inside a line would be taken for the line's node
-            frame = _attributed_frame(filename, lineno)
-            held.append((message, category, filename, lineno, frame, _columns(frame) if frame else (None, None),
-                         threading.get_ident() == owner))
 
-        if pyversion.CONTEXT_AWARE_WARNINGS:
-            with warnings.catch_warnings():
-                warnings.simplefilter("always")
-                shown, warnings.showwarning = warnings.showwarning, collect
-                try:
-                    out = compiled(*args)
-                finally:
-                    warnings.showwarning = shown
-        else:
-            filters, shown = warnings.filters, warnings.showwarning
-            warnings.filters, warnings.showwarning = _ALWAYS, collect
+def call_holding(compiled: Callable[..., Any], *args: Any) -> Any:
+    """`compiled(*args)` with its warnings held and issued again from eager's places once it has returned."""
+    held: list[tuple] = []
+    owner = threading.get_ident()
+
+    def collect(message, category, filename, lineno, file=None, line=None):
+        # the span of the instruction that warned is read now: once the graph has returned, its frame
+        # stands elsewhere, and an operand written inside a line would be taken for the line's node
+        frame = _attributed_frame(filename, lineno)
+        held.append((message, category, filename, lineno, frame, _columns(frame) if frame else (None, None),
+                     threading.get_ident() == owner))
+
+    if pyversion.CONTEXT_AWARE_WARNINGS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            shown, warnings.showwarning = warnings.showwarning, collect
             try:
                 out = compiled(*args)
             finally:
-                warnings.filters, warnings.showwarning = filters, shown
-        if held:
-            _issue([_eager_place(*h) for h in held])
-        return out
-    return run
+                warnings.showwarning = shown
+    else:
+        filters, shown = warnings.filters, warnings.showwarning
+        warnings.filters, warnings.showwarning = _ALWAYS, collect
+        try:
+            out = compiled(*args)
+        finally:
+            warnings.filters, warnings.showwarning = filters, shown
+    if held:
+        _issue([_eager_place(*h) for h in held])
+    return out
 
 
 # NumPy keeps the error state (np.errstate, np.seterr) in a context variable whose value is replaced, never
 # changed in place; (the last value seen, whether it makes an error raise or call) spares np.geterr() (2.5 us).
 _EXTOBJ = getattr(getattr(getattr(np, "_core", None), "_ufunc_config", None), "_extobj_contextvar", None)
 _SEEN: tuple = (None, False)
+# The last error state seen that makes nothing raise: an entry calls a graph of elementwise ops directly
+# while `_EXTOBJ.get() is QUIET[0]` (one C call inline, where holding_while_raising's frame costs ~0.2 us).
+# A state object held here is never freed, so no later state can take its identity.
+QUIET: list = [object()]
+ERRSTATE_GET = _EXTOBJ.get if _EXTOBJ is not None else None
 
 
 def errors_raise() -> bool:
@@ -147,20 +157,23 @@ def errors_raise() -> bool:
         if state is None:
             return raising
         seen = _SEEN = (state, raising)
+        if not raising:
+            QUIET[0] = state
     return seen[1]
 
 
-def holding_while_raising(compiled: Callable[..., Any]) -> Callable[..., Any]:
-    """`compiled` (a graph may_raise calls safe) run as is, or held (holding_warnings) while the caller's
-    error state makes its elementwise ops able to raise."""
-    held = holding_warnings(compiled)
+def call_while_raising(compiled: Callable[..., Any], *args: Any) -> Any:
+    """`compiled(*args)` (a graph may_raise calls safe), held (call_holding) while the caller's error state
+    makes its elementwise ops able to raise; remembers a state that makes nothing raise in QUIET."""
+    return call_holding(compiled, *args) if errors_raise() else compiled(*args)
 
+
+def holding_while_raising(compiled: Callable[..., Any]) -> Callable[..., Any]:
+    """`compiled` run through call_while_raising (entries check a quiet error state inline where NumPy keeps
+    it in a context variable: stitch/guarded_call.py)."""
     @functools.wraps(compiled)
     def run(*args: Any) -> Any:
-        seen = _SEEN
-        if _EXTOBJ is not None and _EXTOBJ.get() is seen[0] and not seen[1]:     # (errors_raise(), inline)
-            return compiled(*args)
-        return held(*args) if errors_raise() else compiled(*args)
+        return call_while_raising(compiled, *args)
     return run
 
 

@@ -363,6 +363,11 @@ _FIXED = {
     "___below": "the exception with the traceback below the entry, without minidynamo's frames",
     "___at_user": "raises the graph's exception again from where your code stands (the op's file, line and "
                   "function, inlined calls nested), so its traceback ends as eager's",
+    "___errstate_get": "reads NumPy's current error state (np.errstate, np.seterr), to call the graph "
+                       "directly while it makes no floating-point error raise",
+    "___quiet_errstate": "the last error state seen that makes no floating-point error raise",
+    "___while_raising": "calls the graph with its warnings held while the error state makes an error raise, "
+                        "so a graph that raises and re-runs eagerly shows each warning once, as eager",
     "___bind": "types.MethodType: binds a method to its object, as the attribute lookup `obj.method` does",
     "___t": "which way the rest of the function runs this call (driven or plain Python), and when it started, "
             "if this call is timed",

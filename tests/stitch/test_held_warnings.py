@@ -165,6 +165,75 @@ def test_an_elementwise_graph_under_the_callers_raising_errstate_warns_once(dtyp
     captured(compiled).assert_graph_ran()
 
 
+def test_the_error_state_set_by_seterr_between_calls_is_read_on_each_call():
+    # np.seterr changes the state with no `with` block; a warm entry calls an elementwise graph directly only
+    # while the state is the last one seen to make nothing raise (guarded_call._unless_raising)
+    compiled = md.compile(exp_plus_one, options={"suppress_errors": False})
+    x = np.array([1.0, -3.0])
+    before = np.seterr()
+    try:
+        for state in ({}, {"under": "raise"}, {}, {"under": "raise", "over": "warn"}, {"under": "raise"}, {}):
+            np.seterr(**{**before, **state})
+            for _ in range(2):
+                _same(_outcome(exp_plus_one, x), _outcome(compiled, x), places="under" in state)
+    finally:
+        np.seterr(**before)
+    captured(compiled).assert_graph_ran()
+
+
+def test_a_thread_in_a_raising_error_state_raises_while_another_calls_directly():
+    # the error state is per thread (a context variable): one thread's quiet state lets only itself skip the
+    # check. Warnings are ignored here (the filters are shared by the threads; other tests compare them).
+    import threading
+    compiled = md.compile(exp_plus_one, options={"suppress_errors": False})
+    x = np.array([1.0, -3.0])
+    outcomes, go = {}, threading.Barrier(2)
+
+    def outcome(fn):
+        try:
+            return "value", fn(x.copy())
+        except FloatingPointError as e:
+            return "raised", str(e)
+
+    def run(raising):
+        go.wait()
+        with np.errstate(under="raise") if raising else np.errstate():
+            for k in range(50):
+                outcomes[raising, k] = outcome(exp_plus_one), outcome(compiled)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compiled(x.copy())
+        threads = [threading.Thread(target=run, args=(r,)) for r in (True, False)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(outcomes) == 100
+    for (raising, _), (eager, comp) in outcomes.items():
+        assert eager[0] == comp[0] == ("raised" if raising else "value")
+        assert eager[1] == comp[1] if raising else np.array_equal(eager[1], comp[1])
+    captured(compiled).assert_graph_ran()
+
+
+def test_a_warm_elementwise_graph_is_called_without_a_wrapper_frame():
+    # a wrapper's frame, *args and error-state check cost ~0.2 us of a 1.4 us call (benchmarks/overhead.py)
+    import sys
+    from minidynamo import held_warnings
+    compiled = md.compile(exp_plus_one)
+    x = np.array([1.0, 2.0])
+    compiled(x)
+    compiled(x)
+    seen = []
+    sys.setprofile(lambda frame, event, arg: seen.append(frame.f_code.co_filename) if event == "call" else None)
+    try:
+        compiled(x)
+    finally:
+        sys.setprofile(None)
+    assert held_warnings.__file__ not in seen and any("minidynamo-graph" in f for f in seen), seen
+    captured(compiled).assert_graph_ran()
+
+
 def test_a_resumed_errstate_block_around_an_elementwise_graph_warns_once():
     compiled = md.compile(exp_in_errstate_around_a_break, options={"suppress_errors": False})
     for x in [np.array([[-3.0, 0.9, -0.1], [-0.2, -1.2, -0.1]], dtype) for dtype in (np.float32, np.float64)] * 2:

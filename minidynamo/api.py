@@ -67,12 +67,12 @@ class CompiledState:
         self.backend = get_backend(backend)
         self.fullgraph = fullgraph
         self.options = options
-        self.cache = FunctionCache(fn, self.on_miss, verifier=self._verifier() if root else None)
+        self.lock = threading.RLock()
+        self.cache = FunctionCache(fn, self.on_miss, verifier=self._verifier() if root else None, lock=self.lock)
         self.records: list[CaptureRecord] = []
         self.skip_reason: str | None = disabled_reason(fn)
         self.warned_limit = False
         self.past_limit = PastLimit()         # what each window of misses past the cache limit decides
-        self.lock = threading.RLock()
         self.dynamic: set[str] = set()       # int/float sources captured unspecialized (see _changed_numbers)
         self.dynamic_mode = dynamic          # compile(dynamic=...): None automatic, True, False
         self.dynamic_dims: dict[str, dict[int, str]] = {}   # array source -> {dim: why it became symbolic}

@@ -7,7 +7,9 @@ entry's lines (the others' are kept), compiles the joined source and swaps the d
 the function object the user holds stays the same. Each older entry sits in the `else:` of the newer one's
 hit test, so every entry whose graph raised reaches one shared eager re-run after the chain: the
 forwarding call is compiled once per rebuild, not once per entry (the executed instructions of every hit
-stay as they were; the compile is what a new entry costs, about half of it the checks).
+stay as they were; the compile is what a new entry costs, about half of it the checks). While entries
+are being added, the dispatcher holds the newest entry only and calls the older ones' chain functions
+(each compiled once), and is rebuilt flat once it settles (FunctionCache.add).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import functools
 import inspect
 import itertools
 import linecache
+import threading
 import types
 import weakref
 from dataclasses import dataclass, field
@@ -62,6 +65,7 @@ class Mode(enum.Enum):
 
 WINDOW = 64   # misses past the limit between two decisions (counted by the dispatcher in stats.misses)
 NESTED_MAX = 32   # entries nested one `else:` deeper each (Python's tokenizer allows 100 indentation levels)
+SETTLE = 16   # calls that pass a chained dispatcher's newest entry before it is rebuilt flat (FunctionCache.add)
 
 
 @dataclass
@@ -160,8 +164,10 @@ class FunctionCache:
     """
 
     def __init__(self, fn: types.FunctionType, on_miss: Callable[..., Any], count_hits: bool = True,
-                 verifier: Any = None) -> None:
+                 verifier: Any = None, lock: Any = None) -> None:
         self.fn = fn
+        self._lock = lock if lock is not None else threading.RLock()   # the one add() is called under
+        self._chained = False             # the dispatcher holds the newest entry only (add)
         self.verifier = verifier          # verify.Verifier (verify_every > 0): the dispatcher starts with its lines
         self.entries: list[Entry] = []
         self.stats = Stats()
@@ -170,7 +176,8 @@ class FunctionCache:
         self._tags = itertools.count()
         self._blocks: dict[tuple, tuple] = {}   # (entry tag, nested) -> its dispatcher lines (_block)
         self.params, self.forward = signature_text(code_signature(fn))
-        self.namespace: dict[str, Any] = {"___miss": on_miss, "___eager": fn, "___stats": self.stats}
+        self.namespace: dict[str, Any] = {"___miss": on_miss, "___eager": fn, "___stats": self.stats,
+                                          "___flatten": self.flatten, "___settle": [0]}
         positional, keyword = live_defaults.markers(fn)
         names = {p: f"___default{i}" for i, p in enumerate([*positional, *keyword])}
         self.namespace.update({names[p]: m for p, m in [*positional.items(), *keyword.items()]})
@@ -180,7 +187,9 @@ class FunctionCache:
         if verifier is not None:
             self.namespace.update(verifier.namespace())
         self._files: list[str] = []       # the linecache name of the current code (one at a time)
+        self._chain_files: list[str] = []   # those of the entries' chain functions, kept while they are
         weakref.finalize(self, _forget_lines, self._files)
+        weakref.finalize(self, _forget_lines, self._chain_files)
         self.dispatcher = self._compile(self._source(self.entries, 0))
         self._base_names = frozenset(self.namespace)
         self.dispatcher.__defaults__ = tuple(positional.values()) or None     # markers: live_defaults.py
@@ -196,22 +205,80 @@ class FunctionCache:
 
     def add(self, entry: Entry) -> None:
         """Append an entry. Everything that can fail (guard rendering, compiling the source) happens before
-        the cache changes; then names first, code last."""
-        names = {**entry.namespace, **entry.guards.namespace(entry.tag), f"___{entry.tag}hits": entry.hits}
-        new = self._compile(self._source(self.entries + [entry], self.generation + 1))
-        self.namespace.update(names)
-        self.entries.append(entry)
-        self.generation += 1
-        self.dispatcher.__code__ = new.__code__
-        self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
+        the cache changes; then names first, code last.
+
+        While capturing, the new dispatcher holds only the new entry's check and body, and on a miss
+        calls the previous newest entry's chain function (that entry's block alone, compiled once, calling
+        the next older one's in turn): an add compiles two blocks instead of every entry's, which made a
+        cache filling up to its limit compile 36 blocks for 8 entries. A hit on the newest entry runs
+        what a flat dispatcher runs; the chain costs a call per entry passed. Once SETTLE calls have passed
+        the newest entry without a new capture (hits on older entries), the dispatcher is rebuilt flat
+        (flatten); a mode switch (past the limit) builds it flat too."""
+        with self._lock:        # (the caller's lock, api.py: flatten() takes it too)
+            names = {**entry.namespace, **entry.guards.namespace(entry.tag), f"___{entry.tag}hits": entry.hits}
+            entries = self.entries + [entry]
+            chained = self._chains(entries)
+            if chained:
+                names.update(self._chain_functions(entries[:-1]))
+            new = self._compile(self._source(entries, self.generation + 1, chained=chained))
+            self.namespace.update(names)
+            self.namespace["___settle"] = [0]
+            self.entries.append(entry)
+            self.generation += 1
+            self._chained = chained
+            self.dispatcher.__code__ = new.__code__
+            self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
+
+    def flatten(self) -> None:
+        """Rebuild a chained dispatcher with every entry inline (called by it once it has settled). While
+        another thread holds the lock (capturing), it does nothing: a later call tries again."""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._chained:
+                new = self._compile(self._source(self.entries, self.generation + 1))
+                self.generation += 1
+                self._chained = False
+                self.dispatcher.__code__ = new.__code__
+                self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
+        finally:
+            self._lock.release()
+
+    def _chains(self, entries: list[Entry]) -> bool:
+        return 2 <= len(entries) <= NESTED_MAX and self.stats.mode is Mode.CAPTURE and self.verifier is None
+
+    def _chain_functions(self, entries: list[Entry]) -> dict[str, Any]:
+        """`___chain_<tag>` of each of `entries` (oldest first) that has none yet: its block alone, in a
+        function taking the dispatcher's generation first, whose miss calls the next older one's."""
+        made: dict[str, Any] = {}
+        for i, e in enumerate(entries):
+            name = f"___chain_{e.tag}"
+            if name in self.namespace:
+                continue
+            block, miss, reruns = self._block(e, True)
+            tail = f"___chain_{entries[i - 1].tag}" if i else "___miss"
+            forward = f"___gen, {self.forward}" if self.forward else "___gen"
+            params = f"___gen, {self.params}" if self.params else "___gen"
+            lines = [f"def {self._name()}({params}):", *block, "    else:", *([f"        {miss}"] if miss else []),
+                     f"        return {tail}({forward})"]
+            if reruns:
+                lines.append(f"    return ___eager({self.forward})")
+            # (compiled while the names it reads may still be missing: it runs only once add() is done)
+            made[name] = self._compile("\n".join(lines) + "\n", self._chain_files)
+        return made
+
+    def _name(self) -> str:
+        return self.fn.__name__ if self.fn.__name__.isidentifier() else "compiled"
 
     def set_mode(self, mode: Mode) -> None:
-        """Switch what a miss does (regenerates the dispatcher; entries and names stay)."""
-        new = self._compile(self._source(self.entries, self.generation + 1, mode))
-        self.stats.mode = mode
-        self.generation += 1
-        self.dispatcher.__code__ = new.__code__
-        self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
+        """Switch what a miss does (regenerates the dispatcher, flat; entries and names stay)."""
+        with self._lock:
+            new = self._compile(self._source(self.entries, self.generation + 1, mode))
+            self.stats.mode = mode
+            self.generation += 1
+            self._chained = False
+            self.dispatcher.__code__ = new.__code__
+            self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
 
     def start_trial(self, trial: Any) -> None:
         """Past the limit: time the PAST_LIMIT code against the original function (Mode.TIMING)."""
@@ -222,23 +289,32 @@ class FunctionCache:
     def clear(self) -> None:
         """Drop every entry and the names they used (graphs, constants, resume functions). A call that is
         inside an old entry's body at that moment may fail: reset while other threads call is unsupported."""
-        new = self._compile(self._source([], self.generation + 1, Mode.CAPTURE))
-        self.stats.mode = Mode.CAPTURE
-        self.entries.clear()
-        self._blocks.clear()
-        self.generation += 1
-        self.dispatcher.__code__ = new.__code__
-        self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
-        for name in [n for n in self.namespace if n not in self._base_names]:
-            self.namespace.pop(name, None)
+        with self._lock:
+            new = self._compile(self._source([], self.generation + 1, Mode.CAPTURE))
+            self.stats.mode = Mode.CAPTURE
+            self.entries.clear()
+            self._blocks.clear()
+            self._chained = False
+            _forget_lines(self._chain_files)
+            self.generation += 1
+            self.dispatcher.__code__ = new.__code__
+            self.dispatcher.__minidynamo_source__ = new.__minidynamo_source__
+            for name in [n for n in self.namespace if n not in self._base_names]:
+                if name.startswith("___chain_"):      # a call in old code reaches the miss path, which retries (stale
+                    self.namespace[name] = self.namespace["___miss"]    # generation): same calling convention
+                else:
+                    self.namespace.pop(name, None)
+            self._base_names = frozenset(self.namespace)
 
     def source(self) -> str:
         return self._source(self.entries, self.generation)
 
-    def _source(self, entries: list[Entry], generation: int, mode: Mode | None = None) -> str:
+    def _source(self, entries: list[Entry], generation: int, mode: Mode | None = None,
+                chained: bool = False) -> str:
+        """The dispatcher: every entry inline (flat), or with `chained` the newest one, then on a miss the
+        previous one's chain function (add)."""
         mode = self.stats.mode if mode is None else mode
-        name = self.fn.__name__ if self.fn.__name__.isidentifier() else "compiled"
-        lines = [f"def {name}({self.params}):", *self._prologue]
+        lines = [f"def {self._name()}({self.params}):", *self._prologue]
         if mode is Mode.EAGER:
             return "\n".join([*lines, f"    return ___eager({self.forward})"]) + "\n"
         if mode is Mode.TIMING:
@@ -255,6 +331,15 @@ class FunctionCache:
         # jumps to the next check as before (one conditional jump), nothing is added on any hit's way.
         nested = len(entries) <= NESTED_MAX
         pad, shared = "", False
+        if chained:
+            block, miss, shared = self._block(entries[-1], True)
+            forward = f"{generation}, {self.forward}" if self.forward else str(generation)
+            lines += [*block, "    else:", *([f"        {miss}"] if miss else []), "        ___settle[0] += 1",
+                      f"        if ___settle[0] > {SETTLE}:", "            ___flatten()",
+                      f"        return ___chain_{entries[-2].tag}({forward})"]
+            if shared:
+                lines.append(f"    return ___eager({self.forward})")
+            return "\n".join(lines) + "\n"
         for e in reversed(entries):
             block, miss, reruns = self._block(e, nested)
             lines += [pad + line for line in block]
@@ -304,17 +389,20 @@ class FunctionCache:
         block = self._blocks[key] = (lines, miss, shared is not None)
         return block
 
-    def _compile(self, source: str) -> types.FunctionType:
+    def _compile(self, source: str, files: list[str] | None = None) -> types.FunctionType:
         filename = f"<minidynamo dispatcher {self.fn.__qualname__} #{next(_counter)}>"
         code = compile(source, filename, "exec")
         scratch: dict[str, Any] = {}
         exec(code, self.namespace, scratch)
         fn = next(iter(scratch.values()))
         fn.__minidynamo_source__ = source
-        # Only the newest source stays in linecache: a recompile replaces it, a dropped cache removes it.
-        # (A traceback through an older, replaced dispatcher then shows no source line.)
-        _forget_lines(self._files)
-        self._files.append(filename)
+        # Only the newest dispatcher source stays in linecache: a recompile replaces it, a dropped cache
+        # removes it (a traceback through an older, replaced dispatcher then shows no source line); chain
+        # functions' sources stay while they do (`files`).
+        if files is None:
+            _forget_lines(self._files)
+            files = self._files
+        files.append(filename)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         return fn
 

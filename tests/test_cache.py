@@ -16,6 +16,7 @@ from minidynamo import mode_trial
 from minidynamo.api import HITS_PER_MISS
 from minidynamo.cache import WINDOW, Mode
 from minidynamo.mode_trial import ModeTrial
+from tests.conftest import check
 
 
 def scale_rows(x):
@@ -259,3 +260,54 @@ def test_an_entry_is_rendered_once_however_many_come_after_it(monkeypatch):
     source = compiled._minidynamo.cache.source()
     assert len(rendered) == 20 and len(set(rendered)) == 20
     assert source.count("return ___eager(") == 1 and source.count("___hit = True if") == 20
+
+
+def test_an_add_compiles_the_new_entry_and_one_chain_function(monkeypatch):
+    """While entries are added, the dispatcher holds the newest one and chains to the older ones' functions,
+    each compiled once: 8 captures compiled 36 entry blocks (every entry again on each add), now 15."""
+    from minidynamo import cache as cache_module
+    blocks = []
+    real = cache_module.FunctionCache._compile
+    monkeypatch.setattr(cache_module.FunctionCache, "_compile",
+                        lambda self, source, *a: blocks.append(source.count("    if ___hit:")) or real(self, source, *a))
+    compiled = md.compile(inverse_plus, dynamic=False)
+    for n in range(1, 9):
+        x = np.eye(n) * 3.0
+        assert _same(_eager_outcome(compiled, x), _eager_outcome(inverse_plus, x))
+    assert len(compiled._minidynamo.cache.entries) == 8
+    assert sum(blocks) == 1 + 2 * 7, blocks
+
+
+def test_a_chained_dispatcher_takes_older_entries_and_is_rebuilt_flat_once_settled():
+    compiled = md.compile(inverse_plus, dynamic=False)
+    sizes = [1, 2, 3, 4]
+    for n in sizes:
+        compiled(np.eye(n))
+    cache = compiled._minidynamo.cache
+    assert "___chain_" in compiled.__minidynamo_source__        # the newest entry inline, the rest chained
+    for k in range(40):
+        n = sizes[k % 4]
+        for x in (np.eye(n) + np.triu(np.ones((n, n)), 1), np.zeros((n, n))):   # a hit; a graph that raises
+            before = [e.hits[0] for e in cache.entries]
+            assert _same(_eager_outcome(compiled, x), _eager_outcome(inverse_plus, x)), (k, n)
+            assert [e.hits[0] - b for e, b in zip(cache.entries, before)] == [int(i == n - 1) for i in range(4)]
+    assert "___chain_" not in compiled.__minidynamo_source__    # settled: every entry inline
+    assert len(cache.entries) == 4 and cache.stats.captures == 4
+
+
+def counts_references_then_resizes(x):
+    b = x * 2
+    print("step", b.size)                       # a break; the rest runs in a resume function
+    try:
+        b.resize(b.size + 1)                    # refused if anything but this frame holds b
+    except ValueError as e:
+        print("refused:", e)
+    return b
+
+
+def test_an_older_entry_reached_through_the_chain_hands_over_the_only_references():
+    xs = [np.ones(n) for n in (2, 3, 4, 5)]
+    compiled = md.compile(counts_references_then_resizes, dynamic=False, options={"suppress_errors": False})
+    check(counts_references_then_resizes, xs[0], calls=[(x,) for x in xs[1:] + xs[::-1] * 5], compiled=compiled,
+          expect_graph=False)
+    assert len(compiled._minidynamo.cache.entries) == 4

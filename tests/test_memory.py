@@ -180,17 +180,24 @@ def test_compile_call_drop_loop_does_not_grow(capsys):
 
 
 def test_dispatcher_recompiles_keep_one_linecache_entry():
+    # one for the dispatcher's current code, plus one per entry's chain function while the dispatcher is
+    # chained (cache.FunctionCache.add): never one per recompile
     def f(x):
-        return x * 2.0
-    cfn = md.compile(f)
+        return x * 2.0 if x.ndim else x
+    cfn = md.compile(f, dynamic=False)
     before = len(linecache.cache)
     for n in range(1, 8):
         cfn(np.ones(n))
+    entries = len(cfn._minidynamo.cache.entries)
     names = [k for k in linecache.cache if k.startswith(f"<minidynamo dispatcher {f.__qualname__} #")]
-    assert len(names) == 1, names
-    assert len(linecache.cache) - before <= 7        # graph sources live while their graphs do
-    src = cfn.__minidynamo_source__
-    assert linecache.getlines(names[0]) == src.splitlines(True)
+    assert entries == 7 and len(names) == entries, names
+    assert len(linecache.cache) - before <= 2 * entries     # graph sources live while their graphs do
+    assert linecache.getlines(cfn.__code__.co_filename) == cfn.__minidynamo_source__.splitlines(True)
+    for _ in range(20):                  # settled: rebuilt flat (the chain functions stay for the next add)
+        cfn(np.ones(3))
+    assert "___chain_" not in cfn.__minidynamo_source__
+    names = [k for k in linecache.cache if k.startswith(f"<minidynamo dispatcher {f.__qualname__} #")]
+    assert cfn.__code__.co_filename in names and len(names) == entries, names
 
 
 def test_reset_repeated_does_not_grow_linecache():

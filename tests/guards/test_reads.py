@@ -32,7 +32,7 @@ def test_the_graph_takes_its_inputs_from_the_checks_locals():
     o = Holder(w=np.eye(3), h=np.zeros((1, 3)), state={"n": 0})
     for _ in range(4):              # the counter's value guard fails once: then it is an unspecialized int
         compiled(o, np.ones((1, 3)))
-    source = compiled.__minidynamo_source__
+    source = compiled._minidynamo.cache.source()        # every entry inline (the dispatcher may be chained)
     entry = re.split(r"\n *try:\n *___hit", source[:source.index("return ___miss")])[1]   # the newest entry
     check_line, body = entry.split("\n", 1)
     assert check_line.count("o.w") == check_line.count("o.h") == check_line.count("o.state") == 1

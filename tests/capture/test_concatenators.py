@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from tests.conftest import check
+from tests.conftest import captured, check
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int64, np.float32, np.float64, np.complex64]
 SHAPES = [(), (0,), (1,), (5,)]
@@ -98,12 +98,14 @@ def test_a_cast_that_warns_warns_as_eagerly():
         return np.r_[x, y]
     x, y = np.array([np.nan, 1.0, np.inf]), np.array([1, 2], np.int8)
     records = []
-    for fn in (f, md.compile(f, options={"suppress_errors": False})):
+    compiled = md.compile(f, options={"suppress_errors": False})
+    for fn in (f, compiled):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             value = fn(y, x.astype(np.float16))
         records.append((value.dtype, value.tobytes(), [(w.category, str(w.message)) for w in caught]))
     assert records[0] == records[1]
+    captured(compiled).assert_no_breaks().assert_graph_ran()       # the cast is in the graph, and warns there
 
 
 def test_directives_and_lists_break_and_run_eagerly():

@@ -112,11 +112,18 @@ def test_two_sizes_that_stop_being_equal():
 
 
 def test_a_size_that_becomes_one_or_zero():
-    cfn, _ = _compiled(elementwise, True)
+    cfn, counter = _compiled(elementwise, True)
     for n in [5, 1, 0, 6]:
         x, y = _pair(n)
         np.testing.assert_array_equal(cfn(x, y), elementwise(x, y))
         assert cfn(x, np.ones((1, 4))).shape == (n, 4)
+    # sizes 1 and 0 are never symbolic (they broadcast, or make an empty array): each is captured as a
+    # constant; size 6 reuses the first, symbolic graph
+    assert [str(g).splitlines()[0] for g in counter.graphs] == [
+        "graph elementwise(x: f64[s0,s1], y: f64[s2,s3]):", "graph elementwise(x: f64[s0,s1], y: f64[1,s2]):",
+        "graph elementwise(x: f64[1,s0], y: f64[1,s1]):", "graph elementwise(x: f64[0,s0], y: f64[0,s1]):",
+        "graph elementwise(x: f64[0,s0], y: f64[1,s1]):"]
+    assert md.stats(cfn).hits == 3
 
 
 # ---- mark_dynamic / mark_static -----------------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 import minidynamo as md
 from tests.backends.conftest import DASK_MISSING
 from tests.backends.dask_helpers import assert_close, computed
+from tests.conftest import captured
 
 dask = pytest.importorskip("dask", reason=DASK_MISSING)
 da = pytest.importorskip("dask.array", reason=DASK_MISSING)
@@ -117,7 +118,8 @@ def test_ops_that_dask_does_differently_run_as_python(backend):
     assert_close(computed(writes(xd)), computed(out))
     assert_close(writes(x.copy()), computed(out))
     np.testing.assert_array_equal(xd.compute(), x)        # the input is untouched, as eagerly
-    reasons = [r.message for r in md.explain(compiled)(xd).break_reasons]
+    records = captured(compiled).assert_graph_ran().all_records       # graphs before and after the breaks
+    reasons = [r.reason.message for r in records if r.reason is not None]
     assert any("item assignment into a dask array" in m for m in reasons)
     assert any("iadd on a dask array" in m for m in reasons)
 
@@ -129,17 +131,27 @@ def test_dask_types_and_methods_are_dasks_own():
 
     _, xd = data()
     expected = inspect(xd)
-    got = md.compile(inspect)(xd)
+    compiled = md.compile(inspect)
+    got = compiled(xd)
     assert got[:3] == expected[:3] == ("Array", False, ((6, 6), (4, 4)))
     assert type(got[3]) is da.Array and got[3].compute() == expected[3].compute()
+    records = captured(compiled).assert_graph_ran().all_records       # x.sum() and s + 1 in graphs,
+    reasons = [r.reason.message for r in records if r.reason is not None]     # dask's own methods in Python
+    assert any("'rechunk' has no registered op" in m for m in reasons), reasons
+    assert any("'chunks' of a dask array is not modelled" in m for m in reasons), reasons
 
 
-def test_unknown_chunks_are_a_data_dependent_shape():
+def test_unknown_chunks_are_a_data_dependent_shape_so_the_array_stays_opaque():
     def scale(v):
         return v * 2, v.shape
 
     x, xd = data()
     masked = xd[xd > 0]                                  # shape (nan,)
-    out = md.compile(scale)(masked)
+    compiled = md.compile(scale)
+    out = compiled(masked)
     assert np.isnan(out[1][0])
     np.testing.assert_array_equal(out[0].compute(), x[x > 0] * 2)
+    records = captured(compiled).all_records             # no graph input: each use of it runs as Python
+    assert records and not any(r.graph is not None and r.graph.count() for r in records)
+    reasons = [r.reason.message for r in records if r.reason is not None]
+    assert len(reasons) == 2 and all("(not modelled by capture)" in m for m in reasons), reasons

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from tests.conftest import check
+from tests.conftest import captured, check
 
 
 def branch_on_truth(d, x):
@@ -51,6 +51,7 @@ def test_an_assigned_key_keeps_its_place_or_is_added_last():
         cfn({"n": 0, "scale": 2.0}, np.ones(2))
         np.testing.assert_array_equal(cfn(compiled_state, np.ones(2)), assign_only(eager_state, np.ones(2)))
         assert list(compiled_state.items()) == list(eager_state.items())
+        captured(cfn).assert_no_breaks().assert_graph_ran()        # the assignment is replayed after a graph
 
 
 def uses_keys(d, x):

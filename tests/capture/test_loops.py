@@ -8,7 +8,7 @@ import pytest
 
 import minidynamo as md
 from minidynamo import config
-from tests.conftest import check
+from tests.conftest import captured, check
 
 
 def halve_until_small(v):
@@ -237,6 +237,8 @@ def test_counter_comes_back_as_a_python_int():
     for args in COUNTED[0][1]:
         x, it, err = compiled(*args)
         assert type(it) is int and it == halve_counted(*args)[1]
+    graphs = captured(compiled).assert_no_breaks().graphs        # the loop is a node, its counter an output
+    assert graphs and all(g.count("while_loop") == 1 and str(g.outputs[1].spec) == "py_int" for g in graphs)
 
 
 def test_short_circuit_rest_runs_in_a_cond_arm():

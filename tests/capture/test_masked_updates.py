@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from tests.conftest import assert_uses, check
+from tests.conftest import assert_uses, captured, check
 
 
 def lrelu_backward(dout, X, a):
@@ -68,6 +68,8 @@ def test_a_read_only_array_raises_as_eagerly():
     assert message(compiled) == message(update_in_place)
     x = np.ones(4)
     compiled(x, x > 0)                  # the capture that raised is reused for a writeable array
+    captured(compiled).assert_no_breaks().assert_graph_ran()
+    assert (md.stats(compiled).captures, md.stats(compiled).hits) == (1, 1)
     assert md.explain(update_in_place)(x, x > 0).graph_break_count == 0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import minidynamo as md
+from tests.conftest import captured
 
 
 def _classes():
@@ -35,6 +36,8 @@ def test_a_class_between_gaining_the_method_recaptures():
     np.testing.assert_array_equal(compiled(o, x), call_f(o, x))
     B.f = lambda self, x: x * 100.0                       # B now comes first in B's MRO
     np.testing.assert_array_equal(compiled(o, x), call_f(o, x))
+    captured(compiled).assert_no_breaks().assert_graph_ran()
+    assert md.stats(compiled).guard_failures == [["_classes.<locals>.B defines no f: expected False, got True"]]
 
 
 def test_an_instance_attribute_shadowing_the_method_recaptures():
@@ -56,3 +59,7 @@ def test_super_lookup_follows_a_replaced_or_added_method():
     np.testing.assert_array_equal(compiled(o, x), call_f(o, x))
     B.f = lambda self, x: x * 10.0                        # a class between C and A gains it
     np.testing.assert_array_equal(compiled(o, x), call_f(o, x))
+    captured(compiled).assert_no_breaks().assert_graph_ran()
+    failures = md.stats(compiled).guard_failures
+    assert len(failures) == 2 and "_classes.<locals>.A.f: expected <function _classes.<locals>.A.f>" in failures[0][0]
+    assert "_classes.<locals>.B defines no f" in failures[1][0]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from tests.conftest import check
+from tests.conftest import captured, check
 from tests.programs.checks import ambiguous, doubled, guarded, logged_then_checked, validated_step, warns
 
 DTYPES = [np.int8, np.float32, np.float64, np.bool_, np.complex128]
@@ -115,4 +115,6 @@ def test_a_failing_check_shows_the_warnings_before_it_once(x):
     compiled = md.compile(logged_then_checked)
     assert _warned(compiled, x)[:2] == _warned(logged_then_checked, x)[:2]
     assert _warned(compiled, x)[:2] == _warned(logged_then_checked, x)[:2]      # (warm)
+    captured(compiled).assert_no_breaks().assert_graph_ran()       # the check is in the graph, which ran
+    assert md.stats(compiled).hits == 1
     assert md.explain(logged_then_checked)(np.ones(2)).graph_break_count == 0

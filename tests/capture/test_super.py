@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import minidynamo as md
-from tests.conftest import check
+from tests.conftest import captured, check
 
 
 class Base:
@@ -109,6 +109,8 @@ def test_compiled_methods_as_decorators():
         eager = getattr(Net, method).__wrapped__(Net(), np.ones(3))
         for _ in range(2):
             np.testing.assert_array_equal(getattr(Net(), method)(np.ones(3)), eager)
+        captured(getattr(Net, method)).assert_graph_ran()     # super() in a graph (step's after its print)
+    assert md.stats(Net.forward).hits == 1 and captured(Net.forward).reasons == []
 
 
 def test_super_outside_a_method_raises_as_eagerly():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from tests.conftest import check
+from tests.conftest import captured, check
 
 _names = itertools.count()
 
@@ -82,6 +82,8 @@ def test_an_import_that_loads_a_module_runs_it_once_and_again_after_removal(modu
     assert np.array_equal(cf(x), (x + 1) * 3.0) and capsys.readouterr().out == ""
     del sys.modules[name]                          # eager imports it again: so must the compiled code
     assert np.array_equal(cf(x), (x + 1) * 3.0) and capsys.readouterr().out == "loading\n"
+    captured(cf).assert_resumed_after("IMPORT_NAME")       # the import runs as plain Python between graphs
+    assert any("would load or initialise a module" in str(r) for r in captured(cf).reasons)
 
 
 def test_a_replaced_sys_modules_entry_is_seen(module_dir):
@@ -96,6 +98,9 @@ def test_a_replaced_sys_modules_entry_is_seen(module_dir):
     replacement.SCALE = 5.0
     sys.modules[name] = replacement
     assert np.array_equal(cf(x), x * 5.0) and np.array_equal(ns["f"](x), x * 5.0)
+    captured(cf).assert_no_breaks().assert_graph_ran()     # resolved at capture, under a guard that failed:
+    assert md.stats(cf).guard_failures == [[f"sys.modules[{name!r}]: expected <module {name}>, "
+                                            f"got <module {name}> (a different object)"]]
 
 
 def test_a_replaced_import_function_is_called_as_eagerly(monkeypatch):
@@ -116,6 +121,10 @@ def test_a_replaced_import_function_is_called_as_eagerly(monkeypatch):
     eager = loaded_imports(x)
     assert compiled_seen == seen == ["math", "numpy.linalg", "numpy", "collections"]
     assert np.array_equal(compiled[0], eager[0])
+    assert md.stats(cf).recompiles == 1                     # the guard on __import__ failed, and each import
+    result = captured(cf).assert_resumed_after("IMPORT_NAME")      # then calls it, in plain Python
+    reasons = [str(r.reason) for r in result.all_records if r.reason is not None]
+    assert len(reasons) == 4 and all("__import__ is not the builtin one" in r for r in reasons), reasons
 
 
 def test_relative_imports_resolve_against_the_package(tmp_path, monkeypatch):

@@ -12,7 +12,8 @@ import pytest
 import minidynamo as md
 from minidynamo.graph import codegen
 
-from tests.conftest import check
+from tests.backends.dask_helpers import lowering_plans
+from tests.conftest import captured, check
 from tests.extras import require
 from tests.stitch.test_nested_loops import child_captures
 
@@ -207,6 +208,7 @@ def test_the_callers_error_state_still_applies_outside_the_block():
     for fn in (ignore_divide, compiled):
         with np.errstate(all="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
             fn(X)
+    captured(compiled).assert_no_breaks().assert_graph_ran()       # raised by the graph's first log
 
 
 @pytest.mark.parametrize("backend", ["jax", "dask"])
@@ -223,3 +225,6 @@ def test_engines_leave_ops_in_a_block_to_numpy(backend):
     with pytest.raises(FloatingPointError):
         compiled(np.zeros(3))
     assert np.geterr()["divide"] == "warn"
+    plan, = lowering_plans(compiled)
+    assert [d.node.op for d in plan.not_lowered] == ["subtract", "log"], plan.summary()
+    assert all("runs inside `with np.errstate(...)`" in d.reason for d in plan.not_lowered)

@@ -206,6 +206,10 @@ def test_shared_cell_relation_is_guarded():
         np.testing.assert_array_equal(got, want)
     for (eb, er), (cb, cr) in zip(eager_pairs, compiled_pairs):
         np.testing.assert_array_equal(cr(), er())
+    stats = md.stats(compiled)                  # one capture for shared cells, one for distinct ones
+    assert (stats.captures, stats.hits) == (2, 4)
+    assert stats.guard_failures == [["read.__closure__[0] and bump.__closure__[0] are two distinct objects now "
+                                     "(captured as one object)"]]
 
 
 @pytest.mark.parametrize("make", [lambda: (lambda y: y * 2), lambda: make_scaler(2.0)])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 import minidynamo as md
-from tests.conftest import check
+from tests.conftest import captured, check
 
 
 def pooled(x, d):
@@ -30,6 +30,10 @@ def test_folded_values_are_guarded_through_their_inputs():
     x = np.ones((5, 4))
     for d in (16, 16, 25, 4):
         np.testing.assert_array_equal(compiled(x, d), pooled(x, d))
+    captured(compiled).assert_no_breaks().assert_graph_ran()
+    stats = md.stats(compiled)                  # each new d fails the guard on d: a capture per d
+    assert (stats.captures, stats.hits) == (3, 1)
+    assert [f.split(":")[0] for failed in stats.guard_failures for f in failed] == ["d", "d", "d"]
 
 
 def test_folded_results_keep_numpy_types():
@@ -73,3 +77,5 @@ def test_a_scalar_type_call_that_warns_warns_on_every_call():
                 warnings.simplefilter("always", RuntimeWarning)
                 fn(np.ones(2), v)
             assert [str(m.message) for m in w] == ["overflow encountered in cast"]
+    result = captured(compiled).assert_graph_ran()        # the call runs as plain Python, not folded
+    assert any("float16 warns (RuntimeWarning: overflow encountered in cast)" in str(r) for r in result.reasons)

@@ -92,13 +92,15 @@ def shuffled_epochs(data, epochs, bs):
 def test_random_and_copy_run_as_plain_python_at_the_call():
     data = [(np.full(2, float(i)), i) for i in range(9)]
     outcomes = []
-    for fn in (shuffled_epochs, md.compile(shuffled_epochs, options={"suppress_errors": False})):
+    compiled = md.compile(shuffled_epochs, options={"suppress_errors": False})
+    for fn in (shuffled_epochs, compiled):
         random.seed(5)
         outcomes.append((fn(data, 3, 4), random.getstate()))
     (e_out, e_state), (c_out, c_state) = outcomes
     assert e_state == c_state
     assert all(np.array_equal(a, b) for a, b in zip(e_out[0], c_out[0])) and len(e_out[0]) == len(c_out[0])
     assert np.array_equal(e_out[1][0], c_out[1][0]) and e_out[1][1] == c_out[1][1]
-    reasons = md.explain(shuffled_epochs)(data, 3, 4).break_reasons
+    records = captured(compiled).assert_graph_ran().all_records        # graphs between the calls
+    reasons = [r.reason for r in records if r.reason is not None]
     assert {r.filename for r in reasons} == {__file__}        # random.py and copy.py are not walked
     assert any("random.Random.shuffle() runs as plain Python" in r.message for r in reasons)

@@ -122,6 +122,8 @@ def test_exception_context_and_cause_are_eager_ones():
             except KeyError as e:
                 got.append((type(e.__context__).__name__, e.__suppress_context__, str(e)))
         assert got[0] == got[1]
+    records = captured(f).assert_graph_ran().all_records     # the IndexError is raised by plain Python,
+    assert any("IndexError" in str(r.reason) for r in records if r.reason is not None)  # caught by the handler
 
 
 @contextlib.contextmanager

@@ -94,6 +94,7 @@ def test_a_closure_returned_sees_the_value_written_after_the_break():
     for x in (X, X + 1):
         (e, e_shift), (c, c_shift) = written_after_the_break(x), compiled(x)
         assert np.array_equal(e, c) and np.array_equal(e_shift(x), c_shift(x))
+    captured(compiled).assert_resumed_after("CALL")         # the print; the write after it is in a graph
     assert not any(r.fallback for r in md.explain(written_after_the_break)(X).break_reasons)
 
 

@@ -13,7 +13,7 @@ import pytest
 import minidynamo as md
 from minidynamo.stitch import loop_choice
 from minidynamo.stitch.loop_choice import LoopChoice
-from tests.conftest import check
+from tests.conftest import captured, check
 
 
 @pytest.fixture(params=["driven", "plain", "timed"])
@@ -201,6 +201,8 @@ def test_threads_sharing_a_choice_never_see_its_bookkeeping():
     for t in threads:
         t.join()
     assert not errors, errors
+    captured(cfn).assert_graph_ran()
+    assert len(choices(cfn)) == 1                   # the one entry's choice, shared by the four threads
 
 
 def test_timings_count_the_threads_cpu_time_not_time_off_the_core():

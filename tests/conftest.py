@@ -13,6 +13,9 @@ gives the same assertions to a test that compiles and calls a function itself.
 `pytest --eager-stand-in` replaces `minidynamo.compile` by `eager_stand_in`, which returns a wrapper running the
 function as it is: a test that still passes then cannot tell capture from no capture (issue 24). Measure with
 `tools/eager_stand_in.sh` (the items of tests/capture and tests/stitch that pass so, of all of them).
+`pytest --fallback-stand-in` keeps `compile` and makes every capture `fallback_stand_in`'s: the whole frame runs
+eagerly, for a reason no test names (`tools/eager_stand_in.sh PY --fallback-stand-in` measures that instead):
+a test still passing then cannot tell capture from a compiled function that never captures a graph.
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ def pytest_addoption(parser: Any) -> None:
     parser.addoption("--eager-stand-in", action="store_true", default=False,
                      help="replace minidynamo.compile by a stand-in that runs the function eagerly: the tests "
                           "that still pass cannot tell capture from no capture")
+    parser.addoption("--fallback-stand-in", action="store_true", default=False,
+                     help="make every capture an eager fallback of the whole frame: the tests that still pass "
+                          "cannot tell capture from a compiled function that captures nothing")
 
 
 def eager_stand_in(fn: Callable | None = None, **options: Any) -> Any:
@@ -62,6 +68,21 @@ def eager_stand_in(fn: Callable | None = None, **options: Any) -> Any:
     def run_eagerly(*args: Any, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
     return run_eagerly
+
+
+def fallback_stand_in(fn: Callable, args: tuple, kwargs: dict, backend: Any, cfg: Any, tag: str, *rest: Any,
+                      **options: Any) -> Any:
+    """What `--fallback-stand-in` puts in place of `api.capture_once`: an entry that runs the whole frame
+    eagerly (guarded on the code object only), for a reason no test expects."""
+    from minidynamo import api
+    from minidynamo.cache import Entry
+    from minidynamo.capture.breaks import BreakCategory, BreakReason
+    from minidynamo.guards import GuardSet
+    from minidynamo.report import CaptureRecord
+    reason = BreakReason(BreakCategory.UNSUPPORTED, "--fallback-stand-in captures nothing")
+    reason.fallback = "--fallback-stand-in"
+    entry = Entry(GuardSet([api.code_guard(fn)]), [f"return ___eager({api._forward(fn)})"], {}, tag)
+    return api._recorded(CaptureRecord(fn, entry, None, reason, 0.0))
 
 
 # Tests that, by design, differ under --verify-every (verification runs the function once more, eagerly, on
@@ -80,6 +101,9 @@ def pytest_configure(config: Any) -> None:
         config.addinivalue_line("markers", f"{name}: skipped under --verify-every ({why})")
     if config.getoption("--eager-stand-in"):
         md.compile = eager_stand_in     # before collection: `from minidynamo import compile` gets it too
+    if config.getoption("--fallback-stand-in"):
+        from minidynamo import api
+        api.capture_once = fallback_stand_in
     n = config.getoption("--verify-every")
     if n:
         md.config.set_config(verify_every=n)

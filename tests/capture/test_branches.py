@@ -172,6 +172,7 @@ def many_valued_predicate(x):
 def test_impure_or_mismatched_arms_keep_the_break_and_eager_behaviour(fn, calls):
     res = check(fn, *calls[0], calls=calls[1:], expect_graph=False)
     assert res.reasons, "expected a graph break"
+    assert not any(r.fallback for r in res.reasons), "a break, stitched around: not a frame run eagerly"
     for args in calls:
         try:
             folded, breaks = cond_ops(fn, *args)

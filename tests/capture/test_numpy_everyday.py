@@ -23,7 +23,11 @@ def test_pad_modes(mode, shape, dtype):
         return np.pad(x, 2, mode=mode), np.pad(x, ((1, 0),) * x.ndim, mode=mode), np.pad(x, 0, mode=mode)
     r = check(pad, _array(shape, dtype),
               expect_graph=False)        # an empty axis padded by values: NumPy's ValueError; a 0-d
-    assert not r.reasons or 0 in shape or shape == ()     # array's width () is not integral: its TypeError
+    raises = 0 in shape or shape == ()     # array's width () is not integral: its TypeError, found at capture
+    assert [b.category.value for b in r.reasons] == (["exception"] if raises else [])
+    assert not raises or not r.reasons[0].fallback      # a break where the program raises, not a fallback
+    if not raises:
+        r.assert_graph_ran()
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -34,9 +38,12 @@ def test_sliding_window_view(dtype, shape):
         w = sliding_window_view(x, (1,) * x.ndim)
         return v.sum(axis=-1), w, v.shape
     r = check(windows, _array(shape, dtype),
-              expect_graph=False)    # a 0-d x or a window longer than the axis: NumPy's errors
-    assert not r.reasons or shape in ((), (0,), (2, 0))
-    if not r.reasons:
+              expect_graph=False)    # a 0-d x or a window longer than the axis: NumPy's errors, at capture
+    raises = shape in ((), (0,), (2, 0))
+    assert [b.category.value for b in r.reasons] == (["exception"] if raises else [])
+    assert not raises or not r.reasons[0].fallback
+    if not raises:
+        r.assert_graph_ran()
         x = _array(shape, dtype)
         view = r.compiled(x)[1]
         assert not view.flags.writeable and np.shares_memory(view, x)      # NumPy's read-only view of x
@@ -71,7 +78,8 @@ def test_bincount_with_minlength_is_checked_when_it_runs(dtype):
 
     def unbounded(labels):
         return np.bincount(labels)                  # its length is data: a break
-    assert check(unbounded, labels, expect_graph=False).reasons
+    reasons = check(unbounded, labels, expect_graph=False).reasons
+    assert [b.category.value for b in reasons] == ["data_dependent"] and not reasons[0].fallback, reasons
 
 
 def test_einsum_ellipsis():

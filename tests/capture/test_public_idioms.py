@@ -25,6 +25,8 @@ def test_hsplit_vsplit_dsplit_are_lists_of_views(dtype, shape, k):
     r = check(splits, x, k, expect_graph=False)         # 3 into (3,) or a 0-d array: NumPy's ValueError, raised eagerly
     if x.ndim and (isinstance(k, list) or x.shape[1 if x.ndim > 1 else 0] % k == 0):
         assert not r.reasons and len(r.graphs) == 1
+    else:                                               # found at capture: a break where the program raises
+        assert [b.category.value for b in r.reasons] == ["exception"] and not r.reasons[0].fallback
 
     def writes_through(x):
         left, right = np.hsplit(x, 2)
@@ -47,6 +49,8 @@ def test_joining_one_ndarray_iterates_its_first_axis(dtype, shape):
               expect_graph=False)            # a 0-d array, (4,) or an empty first axis: NumPy's errors, as eagerly
     if len(shape) > 1 and shape[0]:
         assert not r.reasons and len(r.graphs) == 1
+    else:                                       # found at capture: a break where the program raises
+        assert [b.category.value for b in r.reasons] == ["exception"] and not r.reasons[0].fallback
 
 
 def bounce(F, cylinder, bndry):
@@ -98,4 +102,12 @@ def test_rolls_by_shifts_read_from_a_global_int_array(dtype, shape):
 def test_a_shift_the_graph_holds_rolls_as_numpy_does(shift):
     def roll(x, s):
         return np.roll(x, s), np.roll(x, s, axis=0), np.roll(x, s, axis=(0, 1)), np.roll(x[0], s)
-    check(roll, np.arange(12.0).reshape(3, 4), shift, expect_graph=False)         # float or 2-d shifts: NumPy's errors
+    r = check(roll, np.arange(12.0).reshape(3, 4), shift, expect_graph=False)
+    reasons = [rec.reason for rec in r.all_records if rec.reason is not None]
+    assert not any(b.fallback for b in reasons), reasons
+    if np.asarray(shift).dtype.kind == "f":     # not held by the graph: each roll runs as plain Python
+        assert len(reasons) == 4 and all("a shift of dtype float64" in b.message for b in reasons), reasons
+    elif np.ndim(shift) > 1:                    # NumPy's ValueError, found at capture
+        assert [b.category.value for b in reasons] == ["exception"], reasons
+    else:
+        r.assert_no_breaks().assert_graph_ran()

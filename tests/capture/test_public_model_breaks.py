@@ -101,7 +101,11 @@ def test_a_failing_count_assert_raises_as_eagerly(bad):
 @pytest.mark.parametrize("x", [np.array([0.1, 0.9, -0.2]), np.linspace(-1, 1, 9), -np.ones(4), np.zeros(0),
                                np.array([0.7, 0.8, 0.9, 1.0, 0.6])])
 def test_raises_on_counts_in_both_directions(x):
-    check(count_checks, x, calls=[(x[::-1] * 0.5,), (-x,), (x + 1,), (x,)], backend="numpy", expect_graph=False)
+    # both checks are check nodes of one graph, each raising as eagerly when it fails; an empty x fails the
+    # assert at capture, and raising is left to plain Python: the frame of that assert runs eagerly
+    r = check(count_checks, x, calls=[(x[::-1] * 0.5,), (-x,), (x + 1,), (x,)], backend="numpy",
+              expect_fallback=None if x.size else "assert len(x[x < 0]) != len(x)")
+    assert not x.size or (len(r.graphs) == 1 and not r.reasons)
 
 
 def test_count_checks_are_one_graph():

@@ -200,6 +200,19 @@ class CheckResult:
         assert resumed, f"no graph captured after the break: {[r.fn.__name__ for r in records]}"
         return self
 
+    def assert_broke(self, *words: str) -> "CheckResult":
+        """Capture broke (in the function or a piece of it), every break was stitched around (no frame ran
+        eagerly), and each of `words` is in some break's reason: a program that raises at capture, a value
+        capture cannot follow."""
+        assert _state_of(self.compiled) is not None, f"{self.compiled!r} is not a compiled function"
+        reasons = [str(r.reason) for r in self.all_records if r.reason is not None]
+        assert reasons, "no graph break"
+        assert not any(r.reason.fallback for r in self.all_records if r.reason is not None), \
+            "a frame ran eagerly:\n" + "\n".join(reasons)
+        for w in words:
+            assert any(w in r for r in reasons), f"no break saying {w!r}: {reasons}"
+        return self
+
     def assert_no_breaks(self) -> "CheckResult":
         assert self.records, "nothing was captured"
         assert self.reasons == [], "unexpected graph break:\n" + "\n".join(str(r) for r in self.reasons)

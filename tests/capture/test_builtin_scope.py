@@ -8,7 +8,7 @@ import pytest
 
 import minidynamo as md
 from minidynamo.capture.builtin_scope import function_with_builtins
-from tests.conftest import check
+from tests.conftest import captured, check
 
 
 def _defined(src: str, builtins_: dict, **globals_) -> types.FunctionType:
@@ -95,6 +95,7 @@ def test_nested_function_takes_the_makers_builtins():
         assert np.array_equal(a, b) and ga.__builtins__ is gb.__builtins__ is f.__builtins__
         assert ga(np.ones(6)) == gb(np.ones(6)) == 10
     assert md.stats(cfn).captures == 1 and not md.stats(cfn).fallbacks
+    captured(cfn).assert_no_breaks().assert_graph_ran()
 
 
 def test_nested_function_made_without_builtins_in_its_globals():

@@ -78,8 +78,10 @@ def test_a_single_item_and_a_zero_d_one():
 
 
 def test_mismatched_parts_raise_as_eagerly():
-    check(c_pair, _array(np.float64, (3,)), _array(np.float64, (4,)), expect_graph=False)
-    check(r_pair, _array(np.float64, (2, 2)), _array(np.float64, (3,)), expect_graph=False)
+    check(c_pair, _array(np.float64, (3,)), _array(np.float64, (4,)), expect_graph=False).assert_broke(
+        "concatenate: all the input array dimensions except for the concatenation axis must match exactly")
+    check(r_pair, _array(np.float64, (2, 2)), _array(np.float64, (3,)), expect_graph=False).assert_broke(
+        "concatenate: all the input arrays must have same number of dimensions")
 
 
 def test_a_python_int_out_of_range_for_the_result_dtype_raises_as_eagerly():

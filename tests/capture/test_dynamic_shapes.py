@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from tests.conftest import CompileCounter, check
+from tests.conftest import CompileCounter, captured, check
 
 SIZES = [5, 6, 1, 7, 0, 2, 13, 3]
 
@@ -261,6 +261,7 @@ def test_lists_appended_every_call_and_counters_settle():
         np.testing.assert_array_equal(cstep(compiled, x), Layer.step(eager, x))
         _assert_same_layer(eager, compiled)
     assert md.stats(cstep).captures <= 3
+    captured(cstep).assert_no_breaks().assert_graph_ran()
 
 
 def reads_the_list(layer, x):

@@ -70,7 +70,7 @@ def test_unpack_wrong_count_raises_like_eager():
     def f(xs):
         a, b = xs
         return a
-    check(f, [1, 2, 3], expect_graph=False)
+    check(f, [1, 2, 3], expect_graph=False).assert_broke("cannot unpack 3 values into 2")
 
 
 def test_tuple_of_star_args():

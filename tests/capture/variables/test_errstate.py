@@ -118,14 +118,14 @@ def test_entering_one_manager_twice_raises_as_eager():
         with es:
             y = y + np.log(x)
         return y
-    check_errstate(twice, (X,), breaks=None)
+    check_errstate(twice, (X,), breaks=None).assert_fallback("after its block was entered")
 
 
 def test_a_bad_mode_raises_as_eager():
     def bad(x):
         with np.errstate(divide="loud"):
             return np.log(x)
-    check_errstate(bad, (X,), breaks=None)
+    check_errstate(bad, (X,), breaks=None).assert_broke("invalid error mode 'loud'")
 
 
 def helper(x):
@@ -150,7 +150,8 @@ def in_a_long_loop(x, n):
 
 
 def test_a_block_in_a_driven_loop_body():
-    check_errstate(in_a_long_loop, (np.ones(3), 5), (np.ones(3), 100), breaks=None)
+    check_errstate(in_a_long_loop, (np.ones(3), 5), (np.ones(3), 100), breaks=None).assert_graph_ran() \
+        .assert_broke("the rest is run by a loop driver calling a captured body")
 
 
 def breaks_inside(x):
@@ -200,7 +201,8 @@ def folded_branch(x):
 
 
 def test_a_folded_branch_inside_the_block():
-    check_errstate(folded_branch, (np.array([0.0, 1.0]),), (np.array([0.0, -1.0]),), breaks=None)
+    check_errstate(folded_branch, (np.array([0.0, 1.0]),), (np.array([0.0, -1.0]),),
+                   breaks=None).assert_no_breaks().assert_graph_ran()
 
 
 def test_the_callers_error_state_still_applies_outside_the_block():

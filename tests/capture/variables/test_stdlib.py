@@ -40,7 +40,7 @@ def test_map_whose_function_mutates_breaks_instead_of_reordering():
         it = map(lambda a: log.append(1) or a * 2, xs)
         log.append("made")
         return list(it)
-    check(f, [_x(), _x()], [], expect_graph=False)
+    check(f, [_x(), _x()], [], expect_graph=False).assert_broke("map() calls a function with side effects")
 
 
 def test_sorted_min_max_with_keys():
@@ -56,8 +56,9 @@ def test_sorted_min_max_with_keys():
 def test_max_of_arrays_breaks_only_for_the_truth_value():
     def f(a, b):
         return max(a, b)
-    check(f, np.array([1.0]), np.array([2.0]), calls=[(np.array([3.0]), np.array([2.0]))], expect_graph=False)
-    check(f, _x(), _x(seed=1), expect_graph=False)                   # ValueError, as eagerly
+    check(f, np.array([1.0]), np.array([2.0]), calls=[(np.array([3.0]), np.array([2.0]))],
+          expect_graph=False).assert_broke("branch on the value of a bool array of shape (1,)")
+    check(f, _x(), _x(seed=1), expect_graph=False).assert_broke("bool array of shape (3,)")   # ValueError, as eagerly
 
 
 def test_sum_any_all_short_circuit():
@@ -138,10 +139,11 @@ def test_sum_of_arrays_records_the_additions():
 
 
 def test_exceptions_from_folded_helpers_stay_eager():
-    check(lambda x: x * math.sqrt(-1.0), _x(), expect_graph=False)
-    check(lambda x: x * min([]), _x(), expect_graph=False)
-    check(lambda x: x * functools.reduce(operator.add, []), _x(), expect_graph=False)
-    check(lambda x: sorted([1, "a"]), _x(), expect_graph=False)
+    check(lambda x: x * math.sqrt(-1.0), _x(), expect_graph=False).assert_broke("math domain error")
+    check(lambda x: x * min([]), _x(), expect_graph=False).assert_broke("min() iterable argument is empty")
+    check(lambda x: x * functools.reduce(operator.add, []), _x(), expect_graph=False).assert_broke(
+        "reduce() of empty iterable with no initial value")
+    check(lambda x: sorted([1, "a"]), _x(), expect_graph=False).assert_broke("'<' not supported")
 
 
 def test_slice_builtin_builds_what_build_slice_builds():

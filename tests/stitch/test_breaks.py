@@ -240,7 +240,8 @@ def test_truth_value_of_a_larger_array_raises_the_same_error():
         if x > 0:          # ValueError: truth value of an array with more than one element
             return x
         return -x
-    check(ambiguous, POS, expect_graph=False)     # (3.13+ captures no op before this break)
+    check(ambiguous, POS, expect_graph=False).assert_broke(    # (3.13+ captures no op before this break)
+        "branch on the value of a bool array of shape (3, 4)")
 
 
 def test_fullgraph_raises_before_anything_runs(capsys):

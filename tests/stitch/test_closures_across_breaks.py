@@ -231,3 +231,4 @@ def test_repeated_calls_keep_one_capture_per_piece(fn, args):
     for _ in range(3):
         compiled(*args)
     assert md.stats(compiled).pieces[0].captures == 1
+    captured(compiled).assert_graph_ran().assert_broke("print()")

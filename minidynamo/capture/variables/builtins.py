@@ -14,7 +14,8 @@ from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
 from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, slice_of
-from .lazy_iterators import ArrayIteratorVar, EnumerateIteratorVar, ZipIteratorVar, has_items, reads_when_stepped
+from .lazy_iterators import (ArrayIteratorVar, EnumerateIteratorVar, ReversedListIteratorVar, ZipIteratorVar, has_items,
+                             reads_when_stepped)
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -169,6 +170,8 @@ def _enumerate(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var])
 def _reversed(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     if has_items(args[0]):
         return ArrayIteratorVar(frame, args[0], reverse=True)
+    if isinstance(args[0], ListVar):        # read as it steps: the loop may write the items still to come
+        return ReversedListIteratorVar(args[0])
     return ListIteratorVar(list(reversed(args[0].iterate(frame))))
 
 

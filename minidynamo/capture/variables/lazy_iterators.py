@@ -1,5 +1,5 @@
 """Iterators that read their source when a loop steps them, as CPython's do: `for v in x` over an array,
-`reversed(x)`, and `zip(...)` / `enumerate(...)` over arrays and lists.
+`reversed(x)` over an array or a list, and `zip(...)` / `enumerate(...)` over arrays and lists.
 
 Why: NumPy's iterator reads `x[i]` at the i-th step, so an iteration sees what earlier iterations wrote
 (`for i, v in enumerate(x): x[i + 1] += v` is an in-place prefix sum). Reading every item when the loop
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..breaks import BreakCategory
+from .base import unsupported
 from .const import ConstVar
 from .containers import ListIteratorVar, TupleVar, iter_at, reachable
 
@@ -52,6 +54,43 @@ class ArrayIteratorVar(_SteppedIterator):
         if self.reverse:
             source = f"{out.constant(reversed)}({source})"
         return f"{out.constant(iter_at)}({source}, {self.pos})"
+
+
+class ReversedListIteratorVar(_SteppedIterator):
+    """reversed(lst): the i-th step reads lst[n - 1 - i] as the list is then (n: its length when reversed()
+    ran), and the iterator ends for good once that index falls outside the list, as CPython's
+    list_reverseiterator. Its state is `pos` alone (a folded branch that rolls back restores only that)."""
+
+    def __init__(self, seq: Any) -> None:
+        super().__init__([])
+        self.seq, self.top = seq, len(seq.items) - 1
+
+    def describe(self) -> str:
+        return f"a reversed list iterator at item {self.pos}"
+
+    def next_item(self) -> "Var | None":
+        index = self.top - self.pos
+        if 0 <= index < len(self.seq.items):
+            self.pos += 1
+            return self.seq.items[index]
+        self.pos = self.top + 1                 # exhausted: index -1 from now on, whatever the list becomes
+        return None
+
+    def reconstruct(self, out: Any) -> str:
+        # (runs in the entry's prelude, before the list's write-back: an index past the list as it was then
+        # would be clamped by __setstate__)
+        index, before = self.top - self.pos, self.seq.length_before()
+        if before is not None and index >= before:
+            raise unsupported(BreakCategory.RECONSTRUCT, "a reversed iterator past the old end of a list the "
+                                                         "capture lengthened")
+        return f"{out.constant(reversed_at)}({out.value(self.seq)}, {index})"
+
+
+def reversed_at(seq: list, index: int) -> Any:
+    """A real reversed iterator over `seq` that reads seq[index] next (rebuilt after a break)."""
+    it = reversed(seq)
+    it.__setstate__(index)
+    return it
 
 
 class ZipIteratorVar(_SteppedIterator):

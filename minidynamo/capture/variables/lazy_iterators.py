@@ -151,10 +151,11 @@ def has_items(value: "Var") -> bool:
 
 
 def reads_when_stepped(value: "Var") -> bool:
-    """zip/enumerate over this value step its iterator lazily: arrays and lists can change meanwhile, and an
-    iterator (`enumerate(zip(a, b))`) may itself read an array when stepped."""
-    from .containers import ListVar
-    return isinstance(value, (ListVar, ListIteratorVar)) or has_items(value)
+    """zip/enumerate over this value step its iterator lazily: arrays, lists and a dict's values can change
+    meanwhile (`for i, (k, v) in enumerate(d.items()): d[other] = ...`), and an iterator
+    (`enumerate(zip(a, b))`) may itself read an array when stepped."""
+    from .containers import DictVar, DictViewVar, ListVar
+    return isinstance(value, (ListVar, ListIteratorVar, DictVar, DictViewVar)) or has_items(value)
 
 
 class RunAheadIteratorVar(ListIteratorVar):

@@ -38,7 +38,7 @@ from . import pyversion
 from .capture.instructions import decode
 from .graph import codegen, control
 from .graph.errstate import ERRSTATE
-from .graph.ir import WHERE, ArraySpec, Graph, Node
+from .graph.ir import WHERE, ArraySpec, Graph, Node, PyScalarSpec
 
 _ALWAYS = [("always", None, Warning, None, 0)]
 # Operators that compute a ufunc on NumPy operands (Python numbers may raise: `1 // 0`, `2.0 ** 2000`).
@@ -69,7 +69,7 @@ def _only_warns(node: Node) -> bool:
     if target is operator.getitem and isinstance(node.args[0], Node) and isinstance(node.args[0].spec, tuple):
         return len(node.args) == 2 and type(node.args[1]) is int
     if isinstance(target, np.ufunc) or target in _UFUNC_OPERATORS:
-        return all(isinstance(i.spec, ArraySpec) for i in inputs)
+        return all(isinstance(i.spec, ArraySpec) for i in inputs) or _exact_on_python_numbers(node)
     if node.op not in _STATIC_SAFE_OPS or not _fixed(node.spec):
         return False
     if node.op in ("getitem", "setitem"):       # the array (and the value written) only: no index from data
@@ -77,6 +77,27 @@ def _only_warns(node: Node) -> bool:
         if len(inputs) != len(node.inputs()):
             return False
     return all(isinstance(i.spec, ArraySpec) and not i.spec.is_symbolic for i in inputs)
+
+
+# Operators that never raise or warn on Python ints (bools) alone, or on floats alone: exact integers, or a
+# float result that is inf at worst. Mixing the two may raise (a huge int converted: OverflowError), and
+# `/`, `//`, `%`, `**`, shifts raise on some values.
+_EXACT_ON_INTS = frozenset({operator.add, operator.sub, operator.mul, operator.neg, operator.pos, operator.invert,
+                            operator.and_, operator.or_, operator.xor, operator.lt, operator.le, operator.eq,
+                            operator.ne, operator.gt, operator.ge})
+_EXACT_ON_FLOATS = _EXACT_ON_INTS - {operator.invert, operator.and_, operator.or_, operator.xor}
+
+
+def _exact_on_python_numbers(node: Node) -> bool:
+    """A counter's `n + 1` in a graph: an operator of _EXACT_ON_INTS on Python ints only, or of
+    _EXACT_ON_FLOATS on Python floats only (graph inputs of PyScalarSpec, or constants)."""
+    if node.kwargs:
+        return False
+    kinds = {(a.spec.type if isinstance(a.spec, PyScalarSpec) else None) if isinstance(a, Node) else type(a)
+             for a in node.args}
+    if kinds <= {int, bool}:
+        return node.target in _EXACT_ON_INTS
+    return kinds == {float} and node.target in _EXACT_ON_FLOATS
 
 
 def _fixed(spec: Any) -> bool:

@@ -66,8 +66,9 @@ def same_layout_copy(value: Any) -> Any:
     return np.ndarray(value.shape, value.dtype, buffer=fresh, offset=start, strides=value.strides)
 
 
-def run(fn: Callable, args: tuple, errstate: dict | None = None) -> tuple[Any, Any, list]:
-    """(result, exception, warnings as (category, text)) of fn on copies of args, under `errstate`."""
+def run(fn: Callable, args: tuple, errstate: dict | None = None, where: bool = False) -> tuple[Any, Any, list]:
+    """(result, exception, warnings as (category, text)) of fn on copies of args, under `errstate`; `where`:
+    also each warning's file and line (eager's for a graph that holds its warnings: README, Limits)."""
     args = tuple(same_layout_copy(a) for a in args)
     with warnings.catch_warnings(record=True) as caught, np.errstate(**(errstate or {})):
         warnings.simplefilter("always")
@@ -75,7 +76,8 @@ def run(fn: Callable, args: tuple, errstate: dict | None = None) -> tuple[Any, A
             result, exc = fn(*args), None
         except Exception as e:  # noqa: BLE001 -- compared with eager's
             result, exc = None, e
-    return (result, args), exc, [(w.category, str(w.message)) for w in caught]
+    return (result, args), exc, [(w.category, str(w.message)) + ((w.filename, w.lineno) if where else ())
+                                 for w in caught]
 
 
 def assert_bits(a: Any, b: Any, where: str = "result") -> None:

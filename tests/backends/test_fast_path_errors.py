@@ -5,8 +5,13 @@ code; writes into inputs and views before and after a region see eager's order."
 
 from __future__ import annotations
 
+import gc
+import types
+
 import numpy as np
 import pytest
+
+from minidynamo.backends.fast_path import runner
 
 from .fast_path_support import check_fast, compile_fast, run, tricky
 
@@ -130,5 +135,63 @@ def test_a_region_that_keeps_failing_is_tried_only_now_and_then():
             (c_val, _), c_exc, c_warn = run(cfn, (x,))
             assert e_exc is c_exc is None and c_warn == e_warn and len(e_warn) == (x is bad)
             assert e_val.tobytes() == c_val.tobytes()
-    # 3 tries, then skipped until the 32nd call since the last fast one, which runs fast, and so on
+    # 3 tries, then skipped until the 32nd call of the failing run, which runs fast
     assert rec.stats() == {"error: FloatingPointError": 3, "skip": 28, "fast": 19}, rec.stats()
+
+
+def logged(x, rows):
+    return (np.log(x) * 2 + 1)[rows]    # (an index read from data may raise: warnings are issued from here)
+
+
+def bad_input() -> tuple:
+    x = np.linspace(1, 2, 300 * 64).reshape(300, 64)
+    x[100, 3] = -1.0                # log(-1): a warning on every call
+    return x, np.arange(0, 300, 7)
+
+
+@pytest.mark.parametrize("mode", ["warn", "raise"])
+def test_a_region_that_never_stops_failing_tries_ever_less_often(mode):
+    """Each try costs the blocks up to the failing one and then the plain lines: the tries come at calls
+    32, 96, 224 (each wait twice the last), so their share of the calls tends to nothing. Before, every
+    32nd call tried (10 errors in 230 calls). Every call warns (or raises) as eagerly, from eager's line."""
+    cfn, rec = compile_fast(logged)
+    x = bad_input()
+    for _ in range(230):
+        (e_val, _), e_exc, e_warn = run(logged, x, {"invalid": mode}, where=True)
+        (c_val, _), c_exc, c_warn = run(cfn, x, {"invalid": mode}, where=True)
+        assert type(c_exc) is type(e_exc) and str(c_exc) == str(e_exc) and c_warn == e_warn
+        assert (len(e_warn), type(e_exc)) == ((1, type(None)) if mode == "warn" else (0, FloatingPointError))
+        if e_exc is None:
+            assert e_val.tobytes() == c_val.tobytes()
+    assert rec.stats() == {"error: FloatingPointError": 6, "skip": 224}, rec.stats()
+
+
+@pytest.mark.measures_memory
+def test_a_failed_call_keeps_none_of_its_arrays():
+    """A call whose blocks raised frees its outputs before the plain lines run (they get that memory back)
+    and keeps no exception, whose traceback held the blocks' frames and their views of the outputs in a
+    cycle until the collector ran (before: the region kept the outputs, and each failing call left the
+    FloatingPointError and the blocks' frames for the collector). An elementwise graph: it does not hold its
+    warnings, which makes garbage of its own."""
+    def f(x):
+        return np.log(x) * 2 + 1
+
+    cfn, rec = compile_fast(f)
+    x, _ = bad_input()
+    (e_val, _), _, e_warn = run(f, (x,))
+    run(cfn, (x,))                  # the capture's own garbage
+    for _ in range(2):
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)      # (what the collector finds is kept in gc.garbage)
+        try:
+            (c_val, _), c_exc, c_warn = run(cfn, (x,))
+            gc.collect()
+            held = [o for o in gc.garbage if isinstance(o, (FloatingPointError, np.ndarray)) or
+                    isinstance(o, types.FrameType) and o.f_code.co_filename == runner.__file__]
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+        assert held == []                   # (other threads' garbage is not the region's)
+        assert c_exc is None and c_warn == e_warn and c_val.tobytes() == e_val.tobytes()
+    (region,) = rec.regions
+    assert region.stats == {"error: FloatingPointError": 3} and region.kept == [None]

@@ -8,8 +8,13 @@ values that stay inside the region, reused across calls. Floating-point errors: 
 threads see the caller's buffer size too); a FloatingPointError, or any other exception, in any block makes
 the call return None, and the generated code runs the region's own lines eagerly: the warnings, their count,
 the callbacks and the exception are then eager's own, since the region wrote nothing but its own buffers.
-A region handed back by errors GIVE_UP calls in a row tries its blocks again only every RETRY_EVERY-th
-call, so a program that warns on every call runs at eager's speed rather than paying for both.
+A region handed back by errors GIVE_UP calls in a row is given up: its calls hand back None at once, its
+threads' scratch buffers are dropped, and it tries its blocks again at the RETRY_AFTER-th call of the run of
+failing calls, then, while the tries fail, after twice as many calls each time (calls 32, 96, 224, ...;
+a fast call ends the run), so a program that warns on every call runs at eager's speed rather than paying
+for both. A failed call keeps none of its arrays: its outputs are freed before the plain lines run (which
+then get that memory back), and the exception is not kept (its traceback would hold the blocks' frames, and
+their views of the outputs, in a cycle until the collector ran).
 
 Outputs: a fresh array of megabytes costs its page faults on first touch (an 8 MB np.empty written once:
 about 2x the add that fills it), where eager's operators write into a dying temporary's buffer instead
@@ -39,8 +44,9 @@ from .regions import RegionSpec, Role, Slot
 from .steps import StepKind
 
 
-GIVE_UP = 3         # after this many calls in a row handed back by an error, the region
-RETRY_EVERY = 32    # ... tries blocks only every RETRY_EVERY-th call ('skip' the others: plain lines at once)
+GIVE_UP = 3         # after this many calls in a row handed back by an error, the region is given up:
+RETRY_AFTER = 32    # ... it tries blocks again after this many calls ('skip' the others: plain lines at once),
+                    # and after twice as many after each try that fails again
 
 
 class _Const:
@@ -79,7 +85,9 @@ class Region:
                          s.kwargs, n_in + i) for i, (s, args) in enumerate(zip(spec.steps, spec.args))]
         self.out_of = {v: j for j, v in enumerate(spec.outputs)}
         self.local = threading.local()
-        self.failing = 0                # calls handed back by an error since the last fast one
+        self.failing = 0                # calls handed back by an error in a row
+        self.idle = 0                   # given up: calls to hand back at once before the next try
+        self.wait = RETRY_AFTER         # ... and how many the next failing try waits
         self.kept: list = [None] * len(spec.outputs)   # the outputs last handed out (see _spare)
         self.kept_lock = threading.Lock()
         self.reused = 0                 # outputs written into a kept array (tests, benchmarks)
@@ -89,11 +97,10 @@ class Region:
         return f"<fast path {self.spec}>"
 
     def __call__(self, *inputs: Any) -> tuple | None:
-        if self.failing >= GIVE_UP:     # (a program that warns on every call pays eager's time, not twice it)
-            self.failing += 1
-            if self.failing % RETRY_EVERY:
-                self.stats["skip"] += 1
-                return None
+        if self.idle > 0:               # given up (a program that warns on every call pays eager's time)
+            self.idle -= 1
+            self.stats["skip"] += 1
+            return None
         try:
             if self.gate is not None and inputs[self.gate].nbytes * 8 < self.min_bytes:
                 self.stats["small"] += 1        # (a cheap first look: its rows hold too little)
@@ -124,14 +131,27 @@ class Region:
             if not f.cancel():
                 f.result()
         job.plan = job.views = None     # a cancelled copy waits in the pool's queue: let it hold no array
-        self.kept = list(outs)          # (a failed call's are still the region's own: kept too)
-        if job.failed is not None:
-            self.stats[f"error: {type(job.failed).__name__}"] += 1
-            self.failing += 1
+        if job.failed is not None:      # (its outputs die here: the plain lines reuse their memory)
+            self.stats[f"error: {job.failed.__name__}"] += 1
+            self._failed()
             return None
+        self.kept = list(outs)
         self.stats["fast"] += 1
-        self.failing = 0
+        self.failing, self.wait = 0, RETRY_AFTER
         return tuple(outs)
+
+    def _failed(self) -> None:
+        """A call handed back by an error: the GIVE_UP-th in a row gives the region up until the RETRY_AFTER-th
+        call of the run; a try that fails again waits twice as long as the last (see the module's docstring)."""
+        self.failing += 1
+        if self.failing < GIVE_UP:
+            return
+        if self.failing == GIVE_UP:
+            self.idle = RETRY_AFTER - GIVE_UP - 1
+        else:
+            self.wait *= 2
+            self.idle = self.wait - 1
+        self.local = threading.local()  # every thread's scratch buffers (a thread using them keeps its own)
 
     def _output(self, j: int, shape: tuple, dtype: np.dtype) -> np.ndarray:
         """Output j's array: the one this region handed out last time where the program has dropped it
@@ -190,7 +210,7 @@ class _Job:
         self.region, self.plan, self.views, self.mode = region, plan, views, mode
         self.next = 0
         self.lock = threading.Lock()
-        self.failed: BaseException | None = None
+        self.failed: type | None = None    # the type only: the exception's traceback would hold the frames
 
     def take(self) -> int | None:
         with self.lock:
@@ -209,7 +229,7 @@ class _Job:
                     r0, r1 = plan.bounds(i)
                     region.block(plan, r0, r1, self.views, bufs)
         except Exception as e:   # noqa: BLE001 -- FloatingPointError, or whatever eager would raise too
-            self.failed = e
+            self.failed = type(e)
 
 
 def _refs(a: Any) -> int:

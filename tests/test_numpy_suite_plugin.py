@@ -87,6 +87,26 @@ def test_plugin_kinds_of_test_functions(plugin_run):
     assert "not compiled 1)" in out and "minidynamo: not compiled: generator or coroutine 1" in out, out
 
 
+def test_plugin_forces_the_fast_path_on_small_arrays(tmp_path):
+    """--minidynamo-fast-path: every region of the tiny tests' graphs runs in blocks (their arrays are far
+    below fast_path_min_bytes), and each test records its region calls by outcome."""
+    (tmp_path / "test_tiny.py").write_text(TINY)
+    results = tmp_path / "results.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                           "tools.numpy_suite.plugin", "--minidynamo", "--minidynamo-fast-path",
+                           f"--minidynamo-results={results}", "test_tiny.py"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert results.exists(), proc.stdout + proc.stderr
+    data = json.loads(results.read_text())
+    tests = {k.split("test_tiny.py::", 1)[1]: v for k, v in data["tests"].items()}
+    for name in ("test_function", "TestMethods::test_method"):     # (test_hypothesis's np.zeros(n) + 1.0: no
+        assert tests[name]["outcome"] == "passed" and tests[name]["fast_path"] == {"fast": 1}, tests[name]
+    assert tests["test_hypothesis"]["outcome"] == "passed"          # region: NumPy's own temporary elision)
+    assert data["meta"]["fast_path"]["fast"] == sum(t["fast_path"].get("fast", 0) for t in tests.values())
+    assert re.search(r"minidynamo: fast-path region calls by outcome: fast \d+", proc.stdout), proc.stdout
+
+
 def test_runner_report():
     eager = {"meta": {"python": "3.x", "numpy": "2.x", "date": "today"}, "status": "exit 1: x", "seconds": 1.0,
              "tests": {"a": {"outcome": "passed"}, "b": {"outcome": "passed"}, "c": {"outcome": "failed"},
@@ -101,6 +121,18 @@ def test_runner_report():
     assert cmp["kinds"] == Counter({"graph": 1, "no-ops": 1})
     text = suite_run.report([("mod", eager, compiled, cmp)])
     assert "50.0%" in text and "failures only compiled (1):" in text and "AssertionError: 1 != 2" in text
+    assert "fast path forced" not in text
+
+
+def test_runner_report_with_the_fast_path_forced():
+    eager = {"meta": {}, "status": "exit 1: x", "seconds": 1.0,
+             "tests": {"a": {"outcome": "passed"}, "b": {"outcome": "passed"}}}
+    compiled = {"meta": {"fast_path": {"fast": 5, "layout": 1}}, "status": "exit 1: x", "seconds": 1.0, "tests": {
+        "a": {"outcome": "passed", "compiled": "graph", "fast_path": {"fast": 3}},
+        "b": {"outcome": "failed", "compiled": "graph", "error": "AssertionError", "fast_path": {"fast": 2, "layout": 1}}}}
+    text = suite_run.report([("mod", eager, compiled, suite_run.compare(eager, compiled))])
+    assert "region calls by outcome: fast 5, layout 1" in text
+    assert "[fast-path region calls: {'fast': 2, 'layout': 1}]" in text
 
 
 if __name__ == "__main__":

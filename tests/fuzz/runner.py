@@ -31,6 +31,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tools import fast_path_forced
+
 from . import generator as gen
 
 REGRESSIONS = Path(__file__).with_name("regressions")
@@ -477,24 +479,6 @@ def run_many(count: int, seed: int, features=gen.DEFAULT_FEATURES, calls: int = 
     return summary
 
 
-def _force_fast_path() -> Counter:
-    """Every region through the fast path (min bytes 0, smallest blocks); the outcomes of its calls."""
-    from minidynamo import config
-    from minidynamo.backends.fast_path.runner import Region
-    config.set_config(fast_path_min_bytes=0, fast_path_one_step_bytes=0, fast_path_block_bytes=1)
-    outcomes: Counter = Counter()
-    call = Region.__call__
-
-    def counted(self, *inputs):
-        before = dict(self.stats)
-        result = call(self, *inputs)
-        outcomes.update({k: v - before.get(k, 0) for k, v in self.stats.items() if v != before.get(k, 0)})
-        return result
-
-    Region.__call__ = counted
-    return outcomes
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.fuzz.runner", description=__doc__.split("\n\n")[0])
     p.add_argument("--count", type=int, default=1000)
@@ -514,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fast-path", action="store_true",
                    help="force the numpy backend's fast path on every region, small ones too, in blocks of 64 rows")
     a = p.parse_args(argv)
-    outcomes = _force_fast_path() if a.fast_path else None
+    outcomes = fast_path_forced.force() if a.fast_path else None
     global DYNAMIC
     DYNAMIC = {"none": None, "true": True, "false": False}[a.dynamic]
     features = [f for f in a.features.split(",") if f and f not in a.disable.split(",")]

@@ -8,6 +8,9 @@ Options:
   --minidynamo-results=PATH  write every test's outcome (and, with --minidynamo, its capture summary) as JSON;
                              useful without --minidynamo too, for the eager baseline run
   --minidynamo-timeout=S     fail a test call that runs longer than S seconds (SIGALRM, main thread only)
+  --minidynamo-fast-path     with --minidynamo: the default backend's fast path forced on every region, small
+                             ones too, in blocks of 64 rows (tools/fast_path_forced.py); each test records the
+                             outcomes of its region calls ('fast', 'layout', 'error: FloatingPointError', ...)
 
 What a test function is counted as:
   graph         compiled; at least one captured graph (of the test, a resume function or a helper) has an op
@@ -54,6 +57,7 @@ class TestRecord:
     fallbacks: int = 0              # frames that ran eagerly at a break they could not be stitched around
     internal_errors: int = 0        # captures that hit an internal error (the logged fallback)
     break_reasons: list[str] = field(default_factory=list)
+    fast_path: dict[str, int] = field(default_factory=dict)   # region calls by outcome (--minidynamo-fast-path)
     seconds: float = 0.0
 
 
@@ -124,6 +128,10 @@ class SuitePlugin:
             from minidynamo import api
             self.api = api
             logging.getLogger("minidynamo.recompiles").addHandler(self.eager_log)
+        self.regions: Counter[str] | None = None
+        if self.wrap and config.getoption("minidynamo_fast_path"):
+            from tools import fast_path_forced
+            self.regions = fast_path_forced.force()
 
     def record(self, nodeid: str) -> TestRecord:
         return self.records.setdefault(nodeid, TestRecord())
@@ -217,9 +225,12 @@ class SuitePlugin:
             self.api._recording.records = captured = []
             self.eager_log.messages.clear()
             internal_before = self.api.GLOBAL_STATS["fallbacks"]
+            regions_before = Counter(self.regions or ())
             try:
                 return (yield)
             finally:
+                if self.regions is not None:
+                    rec.fast_path = dict(self.regions - regions_before)
                 self.api._recording.records = saved
                 undo()
                 rec.seconds = time.perf_counter() - start
@@ -249,13 +260,17 @@ class SuitePlugin:
             return
         for line in summary_lines(self.records, self.reasons):
             terminalreporter.write_line(line)
+        if self.regions is not None:
+            terminalreporter.write_line("minidynamo: fast-path region calls by outcome: "
+                                        + ", ".join(f"{k} {n}" for k, n in self.regions.most_common()))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.results_path:
             return
         import numpy
         meta = {"python": platform.python_version(), "numpy": numpy.__version__, "compiled": self.wrap,
-                "date": time.strftime("%Y-%m-%d"), "exitstatus": int(session.exitstatus)}
+                "date": time.strftime("%Y-%m-%d"), "exitstatus": int(session.exitstatus),
+                "fast_path": dict(self.regions) if self.regions is not None else None}
         with open(self.results_path, "w", encoding="utf-8") as f:
             json.dump({"meta": meta, "tests": {k: asdict(v) for k, v in self.records.items()},
                        "break_reasons": dict(self.reasons.most_common(50))}, f, indent=1)
@@ -335,6 +350,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write each test's outcome and capture summary to PATH as JSON")
     group.addoption("--minidynamo-timeout", default=0, type=float, metavar="SECONDS",
                     help="fail a test call that runs longer than SECONDS (0: no limit)")
+    group.addoption("--minidynamo-fast-path", action="store_true", default=False,
+                    help="with --minidynamo: force the fast path on every region, small ones too")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -6,6 +6,8 @@ Each module runs twice, in its own subprocess (`python -m pytest --pyargs MODULE
 `-p tools.numpy_suite.plugin --minidynamo`. Both write a result file (plugin.py's --minidynamo-results); the
 report gives, per module and in total: tests run, passed eagerly, passed compiled among those (the share),
 how the test functions were captured, and every test that fails only compiled with its first error line.
+`--fast-path` forces the default backend's fast path on every region of the compiled run, small arrays too
+(issue 26 item 1's proof of exactness), and reports the region calls by outcome.
 """
 
 from __future__ import annotations
@@ -42,14 +44,14 @@ RAN = ("passed", "failed", "error", "xfailed", "xpassed")
 
 
 def run_module(python: str, module: str, compiled: bool, out: Path, timeout: float, module_timeout: float,
-               extra: list[str]) -> dict:
+               extra: list[str], fast_path: bool = False) -> dict:
     """One pytest subprocess; returns its result file's content (or a stub naming the crash)."""
     kind = "compiled" if compiled else "eager"
     results = out / f"{module}.{kind}.json"
     cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tools.numpy_suite.plugin",
            f"--minidynamo-results={results}", f"--minidynamo-timeout={timeout:g}", *extra, "--pyargs", module]
     if compiled:
-        cmd.insert(-2, "--minidynamo")
+        cmd[-2:-2] = ["--minidynamo"] + (["--minidynamo-fast-path"] if fast_path else [])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     start = time.perf_counter()
     try:
@@ -89,6 +91,8 @@ def compare(eager: dict, compiled: dict) -> dict:
             "graphs": sum(r.get("graphs", 0) for r in c.values()),
             "internal": sum(r.get("internal_errors", 0) for r in c.values()),
             "notes": {k: c[k].get("note", "") for k in broken if k in c},
+            "fast_path": sum((Counter(r.get("fast_path") or {}) for r in c.values()), Counter()),
+            "fast_path_broken": {k: c[k]["fast_path"] for k in broken if c.get(k, {}).get("fast_path")},
             "eager_notes": Counter(_reason(r.get("note", "")) for k, r in c.items()
                                    if k in passed and r.get("compiled") == "eager"),
             "break_reasons": Counter(compiled.get("break_reasons", {}))}
@@ -127,15 +131,21 @@ def report(rows: list[tuple[str, dict, dict, dict]]) -> str:
                  f"{total['graph']:>9}/{total['no-ops']}/{total['eager']}/{total['not-compiled']}")
     lines += ["", f"graphs with ops {total['graphs']}, graph breaks {total['breaks']}, "
                   f"internal capture errors {total['internal']}"]
+    regions = sum((cmp["fast_path"] for *_, cmp in rows), Counter())
+    if any(c["meta"].get("fast_path") is not None for _, _, c, _ in rows):
+        lines.append("fast path forced on every region (--fast-path), region calls by outcome: "
+                     + (", ".join(f"{k} {n}" for k, n in regions.most_common()) or "none"))
     for module, e, c, cmp in rows:
         if not (e["status"].startswith("exit 0") or e["status"].startswith("exit 1")) or \
                 not (c["status"].startswith("exit 0") or c["status"].startswith("exit 1")):
             lines.append(f"{module}: eager {e['status']}; compiled {c['status']}")
     broken = {k: v for *_, cmp in rows for k, v in cmp["broken"].items()}
     notes = {k: v for *_, cmp in rows for k, v in cmp["notes"].items()}
+    regions_of = {k: v for *_, cmp in rows for k, v in cmp["fast_path_broken"].items()}
     lines += ["", f"failures only compiled ({len(broken)}):"]
     for k, v in sorted(broken.items()):
-        lines.append(f"  {k}\n      {v}" + (f"\n      [{notes[k]}]" if notes.get(k) else ""))
+        lines.append(f"  {k}\n      {v}" + (f"\n      [{notes[k]}]" if notes.get(k) else "")
+                     + (f"\n      [fast-path region calls: {regions_of[k]}]" if k in regions_of else ""))
     excluded = sorted(k for *_, c, _ in rows for k, r in c["tests"].items()
                       if r.get("note", "").startswith("excluded: "))
     if excluded:
@@ -163,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--module-timeout", type=float, default=3600, help="seconds per pytest subprocess")
     ap.add_argument("--pytest-args", default="", help="extra pytest arguments for both runs (one string)")
     ap.add_argument("--report-only", action="store_true", help="rebuild the report from the result files in --out")
+    ap.add_argument("--fast-path", action="store_true",
+                    help="compiled run with the fast path forced on every region, small ones too")
     ap.add_argument("--out", type=Path, help="keep result files and report.txt here (default: a temp dir)")
     args = ap.parse_args(argv)
     modules = args.modules or (QUICK_MODULES if args.quick else DEFAULT_MODULES)
@@ -174,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
             done = list(pool.map(lambda j: run_module(args.python, j[0], j[1], out, args.timeout,
-                                                      args.module_timeout, shlex.split(args.pytest_args)), jobs))
+                                                      args.module_timeout, shlex.split(args.pytest_args),
+                                                      args.fast_path), jobs))
     rows = []
     for i, m in enumerate(modules):
         e, c = done[2 * i], done[2 * i + 1]

@@ -52,6 +52,7 @@ class Config:
     fast_path_min_bytes: int = 1 << 22  # ... for regions whose largest array has this many bytes (0: any, tests)
     fast_path_one_step_bytes: int = 1 << 25  # ... and for a region of one step (fast_path._bar says why)
     fast_path_block_bytes: int = 0      # bytes of the widest value per block (0: the backend's choice)
+    fast_path_timed: bool = True        # a graph's first calls time it with and without its regions (trial.py)
     # Shadow verification (verify.py): every Nth warm call also runs eagerly on copies and is compared (0: off).
     # Read when compile() is called (config.patch around it, or compile(..., options={"verify_every": 1})).
     verify_every: int = 0

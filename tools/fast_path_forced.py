@@ -2,7 +2,7 @@
 plugin's `--fast-path` runs (issue 26 item 1: its exactness proved on programs it would not block by size).
 
 `force()` sets the config (every region blocked, one step too, in blocks of the 64 rows the alignment rules
-allow, so small arrays make several blocks) and counts the outcomes of every region call from then on
+allow, so small arrays make several blocks; no timed choice of the code without the regions) and counts the outcomes of every region call from then on
 (runner.Region.stats: 'fast', 'layout', 'error: FloatingPointError', ...) in the Counter it returns.
 """
 
@@ -15,7 +15,8 @@ def force() -> Counter:
     """Every region through the fast path (min bytes 0, smallest blocks); the outcomes of its calls."""
     from minidynamo import config
     from minidynamo.backends.fast_path.runner import Region
-    config.set_config(fast_path_min_bytes=0, fast_path_one_step_bytes=0, fast_path_block_bytes=1)
+    config.set_config(fast_path_min_bytes=0, fast_path_one_step_bytes=0, fast_path_block_bytes=1,
+                      fast_path_timed=False)
     outcomes: Counter = Counter()
     call = Region.__call__
 

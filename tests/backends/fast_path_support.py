@@ -17,9 +17,11 @@ from minidynamo import config
 from minidynamo.backends import numpy_codegen
 from minidynamo.backends.fast_path.runner import Region
 
-# forced: every region runs through the fast path (a single block when small, one step too), and blocks are as small as
-# the alignment rules allow (64 rows), so arrays of a few hundred rows make several blocks
-FORCED = {"fast_path_min_bytes": 0, "fast_path_one_step_bytes": 0, "fast_path_block_bytes": 1}
+# forced: every region runs through the fast path (a single block when small, one step too; no timed choice between the
+# graph's code with and without its regions), and blocks are as small as the alignment rules allow (64 rows), so arrays
+# of a few hundred rows make several blocks
+FORCED = {"fast_path_min_bytes": 0, "fast_path_one_step_bytes": 0, "fast_path_block_bytes": 1,
+          "fast_path_timed": False}
 
 
 class Recorder:

@@ -9,7 +9,8 @@ layout.py says which blocks keep every element on eager's code path, runner.py h
 Config: `fast_path` (on), `threads` (default: the machine's cores; 1: blocks on the calling thread only),
 `fast_path_min_bytes` (a region whose largest array is smaller runs as today: no shortcut, no cost; 0 also
 runs a region of one block through the fast path, which tests use), `fast_path_one_step_bytes` (the same bar
-for a region of one step, 32 MiB: see _bar), `fast_path_block_bytes`.
+for a region of one step, 32 MiB: see _bar), `fast_path_block_bytes`, `fast_path_timed` (numpy_codegen then
+hands out trial.timed's function: the graph's code with its regions or without them, whichever runs faster).
 """
 
 from __future__ import annotations

@@ -151,7 +151,14 @@ class Region:
         else:
             self.wait *= 2
             self.idle = self.wait - 1
-        self.local = threading.local()  # every thread's scratch buffers (a thread using them keeps its own)
+        self.release()
+
+    def release(self) -> None:
+        """Drop the arrays kept for later calls: the outputs last handed out and every thread's scratch
+        buffers (a thread using them keeps its own until it is done)."""
+        with self.kept_lock:
+            self.kept = [None] * len(self.kept)
+        self.local = threading.local()
 
     def _output(self, j: int, shape: tuple, dtype: np.dtype) -> np.ndarray:
         """Output j's array: the one this region handed out last time where the program has dropped it

@@ -117,14 +117,6 @@ _STATIC_SAFE_OPS = frozenset("""
                          for m in ("reduce", "accumulate", "outer"))
 
 
-def holding_warnings(compiled: Callable[..., Any]) -> Callable[..., Any]:
-    """`compiled` with its warnings held and issued again from eager's places once it has returned."""
-    @functools.wraps(compiled)
-    def run(*args: Any) -> Any:
-        return call_holding(compiled, *args)
-    return run
-
-
 def call_holding(compiled: Callable[..., Any], *args: Any) -> Any:
     """`compiled(*args)` with its warnings held and issued again from eager's places once it has returned."""
     held: list[tuple] = []

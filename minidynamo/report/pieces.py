@@ -366,6 +366,8 @@ _FIXED = {
     "___errstate_get": "reads NumPy's current error state (np.errstate, np.seterr), to call the graph "
                        "directly while it makes no floating-point error raise",
     "___quiet_errstate": "the last error state seen that makes no floating-point error raise",
+    "___hold": "calls the graph with its warnings held, issued again from your code's lines once it returns "
+               "(dropped if it raises: the eager re-run shows them), so each warning shows once, as eager",
     "___while_raising": "calls the graph with its warnings held while the error state makes an error raise, "
                         "so a graph that raises and re-runs eagerly shows each warning once, as eager",
     "___bind": "types.MethodType: binds a method to its object, as the attribute lookup `obj.method` does",

@@ -55,7 +55,7 @@ class BreakEmitter(Emitter):
             return compiled
         if isinstance(var, (MethodVar, ArrayMethodVar)) and id(var) not in self._memo:
             return self.build(var)
-        return self.value(var)
+        return self.subject(var)
 
     def _compiled_callee(self, var: Var) -> str | None:
         if _runs_plain(getattr(var, "fn", None)):

@@ -39,6 +39,9 @@ class EntryBody:
 _STABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|___o\[\d+\]|-?[0-9][0-9.e+-]*|'[^'\\]*'|\"[^\"\\]*\"")
 
 
+_UNSUBSCRIPTABLE_LITERALS = (int, float, complex, bool, type(None), type(Ellipsis))
+
+
 class Emitter:
     """Turns Vars into expressions of the entry body: graph outputs, sources, constants.
 
@@ -66,6 +69,14 @@ class Emitter:
             expr = t
         self._memo[id(var)] = (var, expr)
         return expr
+
+    def subject(self, var: Var) -> str:
+        """value(var) where the expression is subscripted or called: a literal number, bool, None or
+        Ellipsis there is a bound name, since compile() warns (SyntaxWarning: `1.0[0]`, `None()`) where eager
+        Python only raises when the instruction runs."""
+        if var.is_constant() and type(var.as_constant()) in _UNSUBSCRIPTABLE_LITERALS:
+            return self.ctx.bind(var.as_constant(), "k")
+        return self.value(var)
 
     def cell(self, box: CellBox) -> str:
         """The real cell of a capture cell: the existing one, or one made in the prelude (empty first, so a

@@ -143,7 +143,7 @@ def subscript(frame: Frame) -> None:
 
 @plain_form("BINARY_SUBSCR", until=(3, 13))
 def binary_subscr_plain(frame: Frame, inst: Instr, em) -> Plain:
-    return result(2, f"{em.value(frame.stack[-2])}[{em.value(frame.stack[-1])}]")
+    return result(2, f"{em.subject(frame.stack[-2])}[{em.value(frame.stack[-1])}]")
 
 
 @handler("STORE_SUBSCR")
@@ -155,8 +155,8 @@ def store_subscr(frame: Frame, inst: Instr) -> None:
 
 @plain_form("STORE_SUBSCR")
 def store_subscr_plain(frame: Frame, inst: Instr, em) -> Plain:
-    value, container, key = (em.value(v) for v in frame.stack[-3:])
-    return Plain(3, [], [f"{container}[{key}] = {value}"])
+    value, key = em.value(frame.stack[-3]), em.value(frame.stack[-1])
+    return Plain(3, [], [f"{em.subject(frame.stack[-2])}[{key}] = {value}"])
 
 
 @handler("DELETE_SUBSCR")
@@ -168,7 +168,7 @@ def delete_subscr(frame: Frame, inst: Instr) -> None:
 
 @plain_form("DELETE_SUBSCR")
 def delete_subscr_plain(frame: Frame, inst: Instr, em) -> Plain:
-    return Plain(2, [], [f"del {em.value(frame.stack[-2])}[{em.value(frame.stack[-1])}]"])
+    return Plain(2, [], [f"del {em.subject(frame.stack[-2])}[{em.value(frame.stack[-1])}]"])
 
 
 # https://docs.python.org/3.12/library/dis.html#opcode-BINARY_SLICE
@@ -181,7 +181,7 @@ def binary_slice(frame: Frame, inst: Instr) -> None:
 
 @plain_form("BINARY_SLICE", since=(3, 12))
 def binary_slice_plain(frame: Frame, inst: Instr, em) -> Plain:
-    container, start, stop = (em.value(v) for v in frame.stack[-3:])
+    container, start, stop = em.subject(frame.stack[-3]), em.value(frame.stack[-2]), em.value(frame.stack[-1])
     return result(3, f"{container}[{start}:{stop}]")
 
 
@@ -194,7 +194,8 @@ def store_slice(frame: Frame, inst: Instr) -> None:
 
 @plain_form("STORE_SLICE", since=(3, 12))
 def store_slice_plain(frame: Frame, inst: Instr, em) -> Plain:
-    value, container, start, stop = (em.value(v) for v in frame.stack[-4:])
+    value, container, start, stop = (em.value(frame.stack[-4]), em.subject(frame.stack[-3]),
+                                     em.value(frame.stack[-2]), em.value(frame.stack[-1]))
     return Plain(4, [], [f"{container}[{start}:{stop}] = {value}"])
 
 

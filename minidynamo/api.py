@@ -23,7 +23,7 @@ import numpy as np
 from . import config as _config
 from . import gc_pause
 from .backends import call_backend, get_backend, is_own_backend, returns_numpy_arrays
-from .cache import Entry, FunctionCache, Mode, Stats, call_moving, signature_text
+from .cache import Entry, FunctionCache, Mode, Stats, signature_text
 from .capture import break_codes as _codes, fori as _fori, interpreter as _interpreter
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.interpreter import capture_function
@@ -39,6 +39,7 @@ from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .partial import capture_around_break, loop_back_body, resume_info
 from .verify import Verifier
 from .stitch.guarded_call import guarded_graph_call
+from .stitch.moving import call_moving
 from .stitch.stitched import build_body
 from .mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: tests read it here)
 from .callables import Target, compiled_function, resolve
@@ -109,7 +110,7 @@ class CompiledState:
                 self._in_miss.active = True
         target = self.fn if entry is Decision.EAGER else self.cache.dispatcher
         pending = [*reversed(args)]
-        del args                # the callee gets the only references this frame had (cache.moved)
+        del args                # the callee gets the only references this frame had (stitch.moving)
         if not isinstance(entry, Entry):
             return call_moving(target, pending, kwargs)
         before = entry.hits[0]

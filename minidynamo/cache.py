@@ -1,15 +1,15 @@
 """Per-function cache of captured variants and the generated dispatcher that checks them.
 
-Imports guards only (entries arrive as source lines and namespaces). The dispatcher is Python source with
-the function's own signature, so Python binds the arguments; each entry's guard expression is inlined
-and checked, newest entry first, and its body runs on the first hit. Adding an entry renders only that
-entry's lines (the others' are kept), compiles the joined source and swaps the dispatcher's `__code__`, so
-the function object the user holds stays the same. Each older entry sits in the `else:` of the newer one's
-hit test, so every entry whose graph raised reaches one shared eager re-run after the chain: the
-forwarding call is compiled once per rebuild, not once per entry (the executed instructions of every hit
-stay as they were; the compile is what a new entry costs, about half of it the checks). While entries
-are being added, the dispatcher holds the newest entry only and calls the older ones' chain functions
-(each compiled once), and is rebuilt flat once it settles (FunctionCache.add).
+Imports guards, live_defaults, signatures and stitch.moving, a leaf (entries arrive as source lines and
+namespaces). The dispatcher is Python source with the function's own signature, so Python binds the
+arguments; each entry's guard expression is inlined and checked, newest entry first, and its body runs on
+the first hit. Adding an entry renders only that entry's lines (the others' are kept), compiles the joined
+source and swaps the dispatcher's `__code__`, so the function object the user holds stays the same. Each
+older entry sits in the `else:` of the newer one's hit test, so every entry whose graph raised reaches one
+shared eager re-run after the chain: the forwarding call is compiled once per rebuild, not once per entry
+(the executed instructions of every hit stay as they were; the compile is what a new entry costs, about
+half of it the checks). While entries are being added, the dispatcher holds the newest entry only and calls
+the older ones' chain functions (each compiled once), and is rebuilt flat once it settles (FunctionCache.add).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any, Callable
 from . import live_defaults
 from .guards import RELEASE_READS, GuardSet
 from .signatures import code_signature
+from .stitch.moving import moved
 
 _counter = itertools.count()
 
@@ -102,32 +103,6 @@ class Stats:
         if len(self.pieces) > 1:
             lines += ["  pieces:"] + [f"    {p.name}: {counts(p)}" for p in self.pieces]
         return "\n".join(lines)
-
-
-def moved(name: str) -> str:
-    """An expression that hands the value of local `name` to a call and unbinds the local, so the callee
-    holds the only reference this frame had (`ndarray.resize` counts them): for a final call only."""
-    return f"({name}, {name} := None)[0]"
-
-
-_MOVERS: dict[tuple, Callable[[Callable, list, dict], Any]] = {}
-
-
-def call_moving(fn: Callable, pending: list, kwargs: dict) -> Any:
-    """`fn(*reversed(pending), **kwargs)`, emptying `pending` and `kwargs` as the arguments go onto the
-    stack, so fn's frame holds the only references the caller had (as in `moved`). Keyword names that are
-    not identifiers go through `**`, whose argument tuple stays alive during the call (one reference more)."""
-    keys = tuple(kwargs)
-    if not all(k.isidentifier() for k in keys):
-        args = pending[::-1]
-        pending.clear()
-        return fn(*args, **kwargs)
-    mover = _MOVERS.get((len(pending), keys))
-    if mover is None:
-        named = "".join(f"{k}=kw.pop({k!r}), " for k in keys)
-        text = f"lambda f, m, kw: f({'m.pop(), ' * len(pending)}{named})"
-        mover = _MOVERS[(len(pending), keys)] = eval(compile(text, "<minidynamo mover>", "eval"))
-    return mover(fn, pending, kwargs)
 
 
 def signature_text(sig: inspect.Signature) -> tuple[str, str]:

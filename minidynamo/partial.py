@@ -34,7 +34,7 @@ from .capture.breaks import BreakCategory, BreakReason
 from .capture.builtin_scope import can_rebuild
 from .capture.frame_readers import mentions
 from .capture.instructions import decode
-from .cache import call_moving
+from .stitch.moving import call_moving
 from .capture.interpreter import capture_function
 from .stitch.breaking import LoopState, hand_over, loop_state_expr, prepare_break, prepare_loop_back
 from .errors import CannotResume

@@ -21,7 +21,6 @@ from typing import Any, Callable
 from bytecode import Instr
 
 from .. import tracebacks
-from ..cache import moved
 from ..capture.context import CaptureContext
 from ..capture.frame import Frame, runs_plain
 from ..capture.handlers import PLAIN, Plain
@@ -33,6 +32,7 @@ from ..capture.liveness import is_live, rebound
 from ..capture.sources import untagged
 from ..errors import CannotResume
 from ..hatches import DISABLED_CODE
+from .moving import moved
 from .resume import STACK_PREFIX
 from .stitched import Emitter, writeback_lines
 

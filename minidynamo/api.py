@@ -36,10 +36,10 @@ from .guards import Guard, GuardKind, GuardSet, compiled as compiled_expr, failu
 from .report import CaptureRecord, ExplainOutput, log
 from .trip_counts import changed_counts
 from .report.pieces import Recapture, is_branch_outcome, readable_function
-from .partial import capture_around_break, loop_back_body, resume_info
 from .verify import Verifier
 from .stitch.guarded_call import guarded_graph_call
 from .stitch.moving import call_moving
+from .stitch.partial import capture_around_break, loop_back_body, resume_info
 from .stitch.stitched import build_body
 from .mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: tests read it here)
 from .callables import Target, compiled_function, resolve

@@ -1,6 +1,6 @@
 """What a capture did (CaptureRecord.work: passes over the code, symbolic steps, fold attempts), counted so an
 exponential or repeated exploration fails a test without timing anything (issue 28), and the first pass
-serving as the restart at a loop past the unroll limit (partial.capture_around_break's `stopped`)."""
+serving as the restart at a loop past the unroll limit (stitch/partial.capture_around_break's `stopped`)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from minidynamo import api
 from minidynamo.capture import handlers, interpreter
 from minidynamo.errors import InternalError
 from minidynamo.guards import GuardSet
-from minidynamo.partial import resume_info
+from minidynamo.stitch.partial import resume_info
 from minidynamo.stitch import resume
 
 EVENTS: list[str] = []
@@ -76,7 +76,7 @@ STAGES = {
     "dispatcher source": (whole, _bad_source),
     "backend": (whole, _backend_at_compile),
     "resume function": (broken, _graph_breaking_stage),
-    "break emission": (broken, lambda mp: mp.setattr("minidynamo.partial.entry_body", boom)),
+    "break emission": (broken, lambda mp: mp.setattr("minidynamo.stitch.partial.entry_body", boom)),
 }
 
 

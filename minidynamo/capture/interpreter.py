@@ -39,7 +39,7 @@ class Captured:
     ctx: CaptureContext
     result: Var | None
     frame: Frame | None = None
-    loop_back: bool = False     # a driven frame came back to its loop header (see partial.py)
+    loop_back: bool = False     # a driven frame came back to its loop header (see stitch/drivers.py)
 
 
 class _Stop(Exception):
@@ -203,7 +203,7 @@ def _run(ctx: CaptureContext, fn: types.FunctionType, args: tuple, kwargs: dict,
         at = getattr(e, "before", None)
         if at is not None and at.parent is None and e.reason.root_stop == (at.current, at.visits[at.current]):
             # The root frame broke before running an instruction (a loop past the unroll limit): it stands
-            # exactly where a restart stopping at root_stop would stop, so partial.py needs no restart.
+            # exactly where a restart stopping at root_stop would stop, so stitch/partial.py needs no restart.
             e.stopped = Captured(ctx, None, at)
         raise
     return Captured(ctx, result)

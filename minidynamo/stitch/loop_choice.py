@@ -6,7 +6,7 @@ Imports cpu_clock only. Why: a loop whose body breaks on every iteration (a data
 per iteration; when the body's own work is a few µs that costs 2-20x eager's loop, and no graph of such a
 body can win it back on the default backend (it calls the same NumPy functions). Both ways compute the same
 thing: the plain way calls the uncompiled resume function, which runs the rest of the function exactly as a
-compiled one does past the cache limit (partial.py), so the choice never changes behaviour, only time.
+compiled one does past the cache limit (drivers.py), so the choice never changes behaviour, only time.
 
 Protocol, per entry call: `t = choice.begin()`, then `choice.end(t, plain(...))` when `t & 1`, else
 `choice.end(t, driven(...))`. A token above 1 carries the start time (times are of whole continuations:

@@ -1,4 +1,4 @@
-"""For-loops whose header is inside a try region, driven (partial.for_driver with a raiser): 3.12's inlined
+"""For-loops whose header is inside a try region, driven (drivers.for_driver with a raiser): 3.12's inlined
 comprehensions (their loop is inside the region that restores the loop variable), loops in `try` bodies,
 and iterators that raise. The same on 3.11, 3.12 and 3.13."""
 

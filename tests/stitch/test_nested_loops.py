@@ -1,7 +1,7 @@
-"""Nested loops at any depth (partial.py): a loop past `unroll_limit`, or with a break in its body, inside
-other loops gets a driver per loop level, and each driven body is one resume function captured once. These
-kernels become fori_loop nodes by default (tests/capture/test_fori.py); here folding is off, so the drivers
-they fall back to stay tested.
+"""Nested loops at any depth (stitch/partial.py, stitch/drivers.py): a loop past `unroll_limit`, or with a
+break in its body, inside other loops gets a driver per loop level, and each driven body is one resume
+function captured once. These kernels become fori_loop nodes by default (tests/capture/test_fori.py); here
+folding is off, so the drivers they fall back to stay tested.
 
 Kernels in the style of NPBench/PolyBench (stencils over t and i, LU, Cholesky, Gram-Schmidt, triangular
 updates, convolution over output pixels), each checked differentially against eager and for its captures.

@@ -1,4 +1,4 @@
-"""partial.py: the driver of a for-loop whose body breaks leaves no trace of the exhausted iterator."""
+"""stitch/drivers.py: the driver of a for-loop whose body breaks leaves no trace of the exhausted iterator."""
 
 from __future__ import annotations
 

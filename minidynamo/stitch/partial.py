@@ -1,22 +1,12 @@
 """Partial capture: when a frame breaks, keep what came before the break as a graph and continue in a
-resume function; when the break is inside a loop, run the loop from a driver. An api-level module (imports
-capture and stitch); `api.capture_once` calls it after a first capture pass raised GraphBreak.
+resume function; when the break is inside a loop, run the loop from a driver (stitch/drivers.py). Imports
+capture, report and the rest of stitch; `api.capture_once` calls it after a first capture pass raised
+GraphBreak.
 
 Steps: (1) capture again, stopping *before* the breaking instruction so no state is half applied; (2)
 build the entry body: graph, write-backs, the instruction in plain Python (its plain form; inside a try
 region, an exception it raises is re-raised in place by a raiser, so the original handlers run), and the
 continuation. Anything that cannot be built raises CannotResume, and the frame runs eagerly with the reason.
-
-Loops. Resuming inside a loop by chaining resume functions would nest one call per iteration. Instead the
-entry of the frame that broke runs a *driver* per enclosing loop level: a plain Python loop that calls a
-*driven* resume function per iteration. A driven function stops when it comes to the header of a loop it
-is driven for and returns a LoopState (that header, its live locals, the stack there) instead of running
-on; the driver of that header takes it, the others pass it outwards. Each driven function is captured
-once, so capture time does not grow with the trip count. Run eagerly (past the cache limit, after an
-internal error) a driven function simply runs to the end of the function and returns its result, which
-every driver passes through: both behaviours fit the same protocol. That is also the plain way a
-LoopChoice (stitch/loop_choice.py) takes when driving a loop costs more than plain Python: the entry that
-starts the drivers calls the uncompiled resume function instead (`plain`), or the drivers with `eager`.
 """
 
 from __future__ import annotations
@@ -28,20 +18,20 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import pyversion, tracebacks
-from .capture import break_codes as codes
-from .capture.breaks import BreakCategory, BreakReason
-from .capture.builtin_scope import can_rebuild
-from .capture.frame_readers import mentions
-from .capture.instructions import decode
-from .stitch.moving import call_moving
-from .capture.interpreter import capture_function
-from .stitch.breaking import LoopState, hand_over, loop_state_expr, prepare_break, prepare_loop_back
-from .errors import CannotResume
-from .stitch.loop_choice import LoopChoice
-from .stitch.resume import resume_function
-from .report import log
-from .stitch.stitched import EntryBody, entry_body
+from ..capture import break_codes as codes
+from ..capture.breaks import BreakCategory, BreakReason
+from ..capture.builtin_scope import can_rebuild
+from ..capture.frame_readers import mentions
+from ..capture.instructions import decode
+from ..capture.interpreter import capture_function
+from ..errors import CannotResume
+from ..report import log
+from .breaking import hand_over, loop_state_expr, prepare_break, prepare_loop_back
+from .drivers import loop_driver, plain
+from .loop_choice import LoopChoice
+from .resume import resume_function
+from .stitched import EntryBody, entry_body
+
 
 @dataclass(frozen=True)
 class ResumeInfo:
@@ -125,94 +115,6 @@ class _Children:
         return [(s, e) for s, e in self.ins.loops if s <= index <= e]
 
 
-_EXHAUSTED = object()
-
-
-Layout = tuple[bool, ...]
-
-
-def for_driver(header: int, body: Callable[[tuple, Layout], Any], exit_: Callable[[tuple, Layout], Any],
-               raiser: Callable[[tuple, Layout], Any]) -> Callable:
-    """The driver of the for-loop at `header`: FOR_ITER in plain Python, one captured body call per
-    iteration. A state for another loop (an enclosing one) or a final result is passed on to the caller.
-    A plain function, not a partial: the entry's call then hands it the only reference to the state.
-    An exception of next() is raised where FOR_ITER stands by the raiser: its innermost traceback entries
-    are the user's (tracebacks.py), and inside a try region the region's own handler catches it (an inlined
-    comprehension restores its loop variable there).
-    With `eager` the body runs uncompiled: to the end of the function, so the loop ends after that call."""
-    slots = pyversion.ITER_SLOTS       # the iterator's stack slots, itself first (3.15: then a NULL)
-
-    def drive(res: Any, eager: bool = False) -> Any:
-        while type(res) is LoopState and res.header == header:
-            # Not `except StopIteration:` around the exit: the code after the loop would run inside that
-            # handler, its exceptions chained to the StopIteration and the handler's traceback keeping this
-            # frame's locals referenced (eager FOR_ITER leaves no trace of the exhausted iterator).
-            item = _next_or_exception(res.stack[-slots])
-            if type(item) is _Raised:     # (outside the except clause: no exception context leaks)
-                exc = tracebacks.below(item.exc)
-                item = None
-                return call_moving(raiser(res.names, res.layout()), [exc, *res.arguments(res.stack)], {})
-            if item is _EXHAUSTED:
-                fn = exit_(res.names, res.layout()[:-slots])
-                if eager:
-                    fn = plain(fn)
-                res = res.arguments(res.stack[:-slots])
-                return call_moving(fn, res, {})
-            fn = body(res.names, res.layout() + (True,))
-            if eager:
-                fn = plain(fn)
-            res = res.arguments((*res.stack, item))
-            item = None
-            res = call_moving(fn, res, {})
-        return res
-    return drive
-
-
-class _Raised:
-    __slots__ = ("exc",)
-
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-
-def _next_or_exception(iterator: Any) -> Any:
-    try:
-        return next(iterator, _EXHAUSTED)
-    except BaseException as e:
-        return _Raised(e)
-
-
-def while_driver(header: int, loop: Callable[[tuple, Layout], Any]) -> Callable:
-    """The driver of the while-loop at `header`: one captured call per iteration, from the test on."""
-    def drive(res: Any, eager: bool = False) -> Any:
-        while type(res) is LoopState and res.header == header:
-            fn = loop(res.names, res.layout())
-            if eager:
-                fn = plain(fn)
-            res = res.arguments(res.stack)
-            res = call_moving(fn, res, {})
-        return res
-    return drive
-
-
-def plain(compiled: Any) -> types.FunctionType:
-    """The uncompiled function a compiled resume function captures (what it runs past the cache limit)."""
-    return compiled._minidynamo.user_fn
-
-
-def _driver(kids: _Children, start: int, outer: tuple[int, ...]) -> Any:
-    """The driver for the loop at header `start` of kids.fn; `outer` are the enclosing driven headers."""
-    drives = (start, *outer)
-    if kids.ins.instrs[start].name == "FOR_ITER":
-        exit_index = kids.ins.targets[start] + pyversion.FOR_ITER_EXIT_SKIP
-        body = functools.lru_cache(None)(lambda names, layout: kids.resume(start + 1, layout, names, drives))
-        exit_ = functools.lru_cache(None)(lambda names, layout: kids.resume(exit_index, layout, names, outer))
-        raiser = functools.lru_cache(None)(lambda names, layout: kids.raiser(start, layout, names))
-        return for_driver(start, body, exit_, raiser)
-    loop = functools.lru_cache(None)(lambda names, layout: kids.resume(start, layout, names, drives))
-    return while_driver(start, loop)
-
-
 def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_header: bool) -> list[str]:
     """The entry's last lines: call the resume function (breaking.hand_over); inside loops no driver runs
     yet, start one per such loop level (innermost called first, each passing what it does not handle to
@@ -228,7 +130,7 @@ def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_
         raise CannotResume("a loop header the frame cannot hand to a driver")
     wrap, eager_wrap = "{}", "{}"
     for level, start in enumerate(new):
-        name = ctx.bind(_driver(kids, start, drives[level + 1:]), 'drive')
+        name = ctx.bind(loop_driver(kids, start, drives[level + 1:]), 'drive')
         wrap, eager_wrap = f"{name}({wrap})", f"{name}({eager_wrap}{', True' if level == 0 else ''})"
     # Where this entry starts the outermost driven loop of the function (it is not itself a driven body), the
     # rest of the function runs driven or as plain Python, whichever is faster (stitch/loop_choice.py).

@@ -31,13 +31,12 @@ from .capture.later_steps import mark_handed_on
 from .errors import CannotResume, GraphBreak, GraphBreakError, InternalError
 from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .capture.sources import untagged
-from .rng_state import restoring_rng
 from .guards import Guard, GuardKind, GuardSet, compiled as compiled_expr, failures
 from .report import CaptureRecord, ExplainOutput, log
 from .trip_counts import changed_counts
 from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .verify import Verifier
-from .stitch.guarded_call import guarded_graph_call
+from .stitch.guarded_call import entry_lines
 from .stitch.moving import call_moving
 from .stitch.partial import capture_around_break, loop_back_body, resume_info
 from .stitch.stitched import build_body
@@ -415,10 +414,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         with contextlib.nullcontext() if is_own_backend(backend) else gc_pause.unpaused():   # (the user's code)
             compiled = call_backend(backend, body.graph, examples, cfg)
     namespace = dict(body.namespace)
-    lines = list(body.lines)
-    if compiled is not None:
-        lines[0:1] = guarded_graph_call(ctx, body, compiled, _forward(fn), namespace)
-        lines = restoring_rng(body.graph_key, lines, body.graph, ctx.inputs, namespace)
+    lines = list(body.lines) if compiled is None else entry_lines(ctx, body, compiled, _forward(fn), namespace)
     entry = Entry(ctx.guards, lines, namespace, tag)
     ctx.shape_env.freeze()    # the guards are final: a later decision on a symbol would go unguarded
     ctx.release()

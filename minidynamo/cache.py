@@ -398,7 +398,7 @@ def _reusing_reads(e: Entry, release: str | None) -> list[str]:
 
 
 def _sharing_the_rerun(body: list[str], rerun: str) -> list[str] | None:
-    """`body` whose eager re-run after a raising graph (`if ___o is None:` ... `rerun`, guarded_call.py) leaves
+    """`body` whose eager re-run after a raising graph (`if ___o is None:` ... `rerun`, stitch/guarded_call.py) leaves
     the block, the rest of the body its `else:`; None where the body has no such re-run or its rest does not
     end in a top-level return (then nothing else may leave the block). The line left there reads `___eager`
     (on that cold way only) so the code's names keep their order: a hit's loads keep their indices, and no
@@ -407,7 +407,7 @@ def _sharing_the_rerun(body: list[str], rerun: str) -> list[str] | None:
         return None
     i = body.index(rerun)
     start = i - 1
-    while start >= 0 and body[start].startswith("    "):    # the restores before it (rng_state.py)
+    while start >= 0 and body[start].startswith("    "):    # the restores before it (stitch/rng_state.py)
         start -= 1
     rest = body[i + 1:]
     if start < 0 or body[start] != "if ___o is None:" or not rest or rest[0].startswith(" ") \

@@ -1,16 +1,16 @@
 """The entry lines that call a captured graph, and what happens when it raises (a singular matrix, an index
-out of range, an overflow).
+out of range, an overflow). `entry_lines` is what api.capture_once calls: the body's graph call guarded,
+the random streams the graph draws from saved around it (rng_state.py).
 
-Imports guards, held_warnings and stitch.snapshots / stitch.raisers. The graph runs before any Python side
-effect is written back, so re-running the original function reproduces the exception, its traceback, the
-handler that catches it and the side effects exactly. A graph that wrote into arrays first gets the parts
-its writes reach restored from a snapshot before the re-run (stitch/snapshots.py), so each write happens
-once. A graph that writes, has no operation inside a try/with region and no write-back the caller could see
-before one of its operations (none, or only mutations made after its last one: `W -= lr * dW;
-history.append(loss)`) skips that: its exception leaves the function just as eager's does, and its partial
-writes are what eager leaves. A graph that re-runs and may raise (any graph, while the caller's error state
-makes floating-point errors raise) holds its warnings until it returns (held_warnings.py), so the re-run's
-are the only ones shown.
+Imports guards, held_warnings and stitch (snapshots, raisers, rng_state). The graph runs before any Python
+side effect is written back, so re-running the original function reproduces the exception, its traceback, the
+handler that catches it and the side effects exactly. A graph that wrote into arrays first gets the parts its
+writes reach restored from a snapshot before the re-run (stitch/snapshots.py), so each write happens once. A
+graph that writes, has no operation inside a try/with region and no write-back the caller could see before one
+of its operations (none, or only mutations made after its last one: `W -= lr * dW; history.append(loss)`)
+skips that: its exception leaves the function just as eager's does, and its partial writes are what eager
+leaves. A graph that re-runs and may raise (any graph, while the caller's error state makes floating-point
+errors raise) holds its warnings until it returns (held_warnings.py), so the re-run's are the only ones shown.
 """
 
 from __future__ import annotations
@@ -21,10 +21,19 @@ from ..guards import RELEASE_READS
 from ..held_warnings import (ERRSTATE_GET, QUIET, call_holding, call_while_raising, holding_while_raising,
                              may_raise)
 from . import raisers
+from .rng_state import restoring_rng
 from .snapshots import snapshot_lines
 
 
-def guarded_graph_call(ctx: Any, body: Any, compiled: Callable, forward: str, namespace: dict) -> list[str]:
+def entry_lines(ctx: Any, body: Any, compiled: Callable, forward: str, namespace: dict) -> list[str]:
+    """The entry's lines: body.lines, its first (the graph call) guarded, with the random states saved before
+    the graph and restored before its eager re-run; binds what they read in `namespace`."""
+    lines = list(body.lines)
+    lines[0:1] = _guarded_graph_call(ctx, body, compiled, forward, namespace)
+    return restoring_rng(body.graph_key, lines, body.graph, ctx.inputs, namespace)
+
+
+def _guarded_graph_call(ctx: Any, body: Any, compiled: Callable, forward: str, namespace: dict) -> list[str]:
     """The lines that replace the body's first line (`___o = <graph>(...)`); binds the graph (held or not)
     and what those lines read in `namespace`."""
     call = body.lines[0]

@@ -1,4 +1,4 @@
-"""rng_state.py: the global RandomState is saved before a drawing graph and restored before its eager re-run;
+"""stitch/rng_state.py: the global RandomState is saved before a drawing graph and restored before its eager re-run;
 graphs whose draws never touch the Gaussian cache save it as raw MT19937 bytes (about 1 µs instead of
 get_state()'s tens of µs), and the stream after an exception is still exactly eager's."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from minidynamo import rng_state
+from minidynamo.stitch import rng_state
 
 LEGACY = np.random.get_state.__self__
 DRAWS = {"random": lambda: np.random.random(3), "random_sample": lambda: np.random.random_sample(3),

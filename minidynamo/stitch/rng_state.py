@@ -1,9 +1,9 @@
 """Random streams around a graph call that may be re-run eagerly: the entry lines that save and restore
 NumPy's global RandomState and every generator the graph reads from the caller.
 
-Imports numpy and graph only. A graph that raises is re-run as plain Python (stitch/guarded_call.py); the
-draws it made before raising must not count, so the states are saved before the graph and put back before
-that re-run, and the stream is consumed exactly once, as eagerly. Generators made inside the graph
+Imports numpy and graph only; guarded_call.py calls `restoring_rng` on the lines it makes. A graph that
+raises is re-run as plain Python; the draws it made before raising must not count, so the states are saved
+before the graph and put back before that re-run, and the stream is consumed exactly once, as eagerly. Generators made inside the graph
 (`np.random.default_rng(seed)`) are made again by the re-run and need nothing.
 
 Saving is on the warm path of every such call, and `np.random.get_state()` costs tens of µs (it builds a
@@ -21,12 +21,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .graph import ops
-from .graph.ir import RngSpec
+from ..graph import ops
+from ..graph.ir import RngSpec
 
 
 # Legacy draws that read only the bit generator: never the Gaussian cache (`has_gauss`, `gauss`) of the
-# RandomState, which normal-type draws and seed() change (tests/test_rng_state.py checks each on NumPy).
+# RandomState, which normal-type draws and seed() change (tests/stitch/test_rng_state.py checks each).
 GAUSS_FREE = frozenset(f"random.{n}" for n in ("random", "random_sample", "rand", "uniform", "randint", "choice",
                                                "permutation", "shuffle"))
 _MT_BYTES = 624 * 4 + ctypes.sizeof(ctypes.c_int)      # mt19937_state: uint32_t key[624]; int pos

@@ -160,7 +160,8 @@ class CompiledState:
         """An internal error during capture: raise it (suppress_errors off), or from now on run this function
         eagerly, saying why once."""
         where = _internal_location(e)
-        message = f"{type(e).__name__}: {e}" + (f" (at {where['text']})" if where else "")
+        text = where.pop("text", None)     # (in the message; the rest are InternalError's attributes)
+        message = f"{type(e).__name__}: {e}" + (f" (at {text})" if text else "")
         if not cfg.suppress_errors:
             raise InternalError(f"capture of {self.fn.__qualname__} failed: {message}",
                                 function=self.fn.__qualname__, **where) from e

@@ -41,7 +41,6 @@ class Entry:
     body: list[str]
     namespace: dict[str, Any]
     tag: str
-    info: Any = None                    # what explain()/stats show: graph, break reason, ...
     hits: list[int] = field(default_factory=lambda: [0])
 
     @property

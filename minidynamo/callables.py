@@ -13,7 +13,7 @@ staticmethod/classmethod (`__init__` may be called again). What compile() hands 
 presentation: it checks the part it baked in (one identity test) and calls the compiled function with the
 parts as they are now, or, when that part was replaced, calls the original object itself (plain Python,
 exactly eager). A bound method's `__func__` and `__self__` are read-only; its function's `__code__` is
-guarded by the capture like every compiled function's (api.CODE_GUARD).
+guarded by the capture like every compiled function's (api.code_guard).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ class VerifyAction(enum.StrEnum):
 @dataclasses.dataclass(frozen=True)
 class Config:
     suppress_errors: bool = True        # an internal error during capture -> run that frame eagerly, log once
-    cache_size_limit: int = 8           # captured variants per code object before falling back to eager
+    cache_size_limit: int = 8           # captured variants per compiled piece before new variants run eagerly
     inline_depth_limit: int = 8         # nested user-function inlining before breaking at the call
     unroll_limit: int = 64              # Python loop iterations unrolled before the loop is left to Python
     max_instructions: int = 200_000     # symbolic steps per capture: a guard against runaway capture

@@ -50,8 +50,7 @@ class InternalError(MinidynamoError):
     """
 
     def __init__(self, message: str, *, function: str | None = None, filename: str | None = None,
-                 lineno: int | None = None, instruction: str | None = None, inlined: str | None = None,
-                 text: str | None = None) -> None:
+                 lineno: int | None = None, instruction: str | None = None, inlined: str | None = None) -> None:
         super().__init__(message)
         self.function, self.filename, self.lineno = function, filename, lineno
         self.instruction, self.inlined = instruction, inlined

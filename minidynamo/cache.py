@@ -219,7 +219,7 @@ class FunctionCache:
             self._lock.release()
 
     def _chains(self, entries: list[Entry]) -> bool:
-        return 2 <= len(entries) <= NESTED_MAX and self.stats.mode is Mode.CAPTURE and self.verifier is None
+        return 2 <= len(entries) <= NESTED_MAX and self.stats.mode is Mode.CAPTURE
 
     def _chain_functions(self, entries: list[Entry]) -> dict[str, Any]:
         """`___chain_<tag>` of each of `entries` (oldest first) that has none yet: its block alone, in a

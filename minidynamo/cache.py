@@ -229,14 +229,9 @@ class FunctionCache:
             name = f"___chain_{e.tag}"
             if name in self.namespace:
                 continue
-            block, miss, reruns = self._block(e, True)
             tail = f"___chain_{entries[i - 1].tag}" if i else "___miss"
-            forward = f"___gen, {self.forward}" if self.forward else "___gen"
-            params = f"___gen, {self.params}" if self.params else "___gen"
-            lines = [f"def {self._name()}({params}):", *block, "    else:", *([f"        {miss}"] if miss else []),
-                     f"        return {tail}({forward})"]
-            if reruns:
-                lines.append(f"    return ___eager({self.forward})")
+            lines = [f"def {self._name()}({_leading('___gen', self.params)}):",
+                     *self._alone(e, [f"return {tail}({_leading('___gen', self.forward)})"])]
             # (compiled while the names it reads may still be missing: it runs only once add() is done)
             made[name] = self._compile("\n".join(lines) + "\n", self._chain_files)
         return made
@@ -305,14 +300,10 @@ class FunctionCache:
         # jumps to the next check as before (one conditional jump), nothing is added on any hit's way.
         nested = len(entries) <= NESTED_MAX
         pad, shared = "", False
+        forward = _leading(str(generation), self.forward)
         if chained:
-            block, miss, shared = self._block(entries[-1], True)
-            forward = f"{generation}, {self.forward}" if self.forward else str(generation)
-            lines += [*block, "    else:", *([f"        {miss}"] if miss else []), "        ___settle[0] += 1",
-                      f"        if ___settle[0] > {SETTLE}:", "            ___flatten()",
-                      f"        return ___chain_{entries[-2].tag}({forward})"]
-            if shared:
-                lines.append(f"    return ___eager({self.forward})")
+            lines += self._alone(entries[-1], ["___settle[0] += 1", f"if ___settle[0] > {SETTLE}:", "    ___flatten()",
+                                               f"return ___chain_{entries[-2].tag}({forward})"])
             return "\n".join(lines) + "\n"
         for e in reversed(entries):
             block, miss, reruns = self._block(e, nested)
@@ -323,7 +314,6 @@ class FunctionCache:
                 pad += "    "
             if miss is not None:
                 lines.append(f"{pad}    {miss}")
-        forward = f"{generation}, {self.forward}" if self.forward else str(generation)
         if mode is Mode.PAST_LIMIT:    # no lock, no miss path: just the original function, counted
             lines += [f"{pad}    ___stats.misses += 1", f"{pad}    if ___stats.misses % {WINDOW}:",
                       f"{pad}        return ___eager({self.forward})"]
@@ -331,6 +321,13 @@ class FunctionCache:
         if shared:      # reached only from an entry whose graph raised (its `if ___o is None:`)
             lines.append(f"    return ___eager({self.forward})")
         return "\n".join(lines) + "\n"
+
+    def _alone(self, e: Entry, tail: list[str]) -> list[str]:
+        """e's block, then in its `else:` the drop of the check's reads and `tail`, then the eager re-run its
+        raising graph leaves the block for: an entry as the only one of a function (chained layout)."""
+        block, miss, reruns = self._block(e, True)
+        lines = [*block, "    else:", *([f"        {miss}"] if miss else []), *(f"        {t}" for t in tail)]
+        return lines + [f"    return ___eager({self.forward})"] * reruns
 
     def _block(self, e: Entry, nested: bool) -> tuple[list[str], str | None, bool]:
         """One entry's dispatcher lines (its check, then its body on a hit), the line that drops the check's
@@ -379,6 +376,11 @@ class FunctionCache:
         files.append(filename)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         return fn
+
+
+def _leading(first: str, rest: str) -> str:
+    """A parameter list or call arguments with `first` put before `rest` (which may be empty)."""
+    return f"{first}, {rest}" if rest else first
 
 
 def _reusing_reads(e: Entry, release: str | None) -> list[str]:

@@ -25,7 +25,6 @@ filters are swapped through `warnings.catch_warnings` instead (context-local; it
 
 from __future__ import annotations
 
-import functools
 import operator
 import sys
 import threading
@@ -154,7 +153,7 @@ def call_holding(compiled: Callable[..., Any], *args: Any) -> Any:
 _EXTOBJ = getattr(getattr(getattr(np, "_core", None), "_ufunc_config", None), "_extobj_contextvar", None)
 _SEEN: tuple = (None, False)
 # The last error state seen that makes nothing raise: an entry calls a graph of elementwise ops directly
-# while `_EXTOBJ.get() is QUIET[0]` (one C call inline, where holding_while_raising's frame costs ~0.2 us).
+# while `_EXTOBJ.get() is QUIET[0]` (one C call inline, where a wrapper's frame cost ~0.2 us a call).
 # A state object held here is never freed, so no later state can take its identity.
 QUIET: list = [object()]
 ERRSTATE_GET = _EXTOBJ.get if _EXTOBJ is not None else None
@@ -179,15 +178,6 @@ def call_while_raising(compiled: Callable[..., Any], *args: Any) -> Any:
     """`compiled(*args)` (a graph may_raise calls safe), held (call_holding) while the caller's error state
     makes its elementwise ops able to raise; remembers a state that makes nothing raise in QUIET."""
     return call_holding(compiled, *args) if errors_raise() else compiled(*args)
-
-
-def holding_while_raising(compiled: Callable[..., Any]) -> Callable[..., Any]:
-    """`compiled` run through call_while_raising (entries check a quiet error state inline where NumPy keeps
-    it in a context variable: stitch/guarded_call.py)."""
-    @functools.wraps(compiled)
-    def run(*args: Any) -> Any:
-        return call_while_raising(compiled, *args)
-    return run
 
 
 def _attributed_frame(filename: str, lineno: int) -> Any:

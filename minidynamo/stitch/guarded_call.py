@@ -18,8 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..guards import RELEASE_READS
-from ..held_warnings import (ERRSTATE_GET, QUIET, call_holding, call_while_raising, holding_while_raising,
-                             may_raise)
+from ..held_warnings import ERRSTATE_GET, QUIET, call_holding, call_while_raising, may_raise
 from . import raisers
 from .rng_state import restoring_rng
 from .snapshots import snapshot_lines
@@ -39,7 +38,8 @@ def _guarded_graph_call(ctx: Any, body: Any, compiled: Callable, forward: str, n
     call = body.lines[0]
     # The graph reads its inputs from the locals the guard check bound (guards.RELEASE_READS), and those are
     # dropped on every way out of the call, before any of the function's own code runs.
-    ctx.guards.read_later(src.expr() for src, _ in ctx.inputs)
+    inputs = [src.expr() for src, _ in ctx.inputs]
+    ctx.guards.read_later(inputs)
     if body.mutates and ctx.side_effects.all_after(len(body.graph.nodes)) and not ctx.nodes_in_try:
         # it leaves as is, raised from where the program stands (stitch/raisers.py; the same object: its
         # context stays); its warnings are eager's as they come
@@ -47,12 +47,13 @@ def _guarded_graph_call(ctx: Any, body: Any, compiled: Callable, forward: str, n
         namespace["___at_user"] = raisers.at_user
         return ["try:", f"    {call}", "except BaseException as ___e:", "    raise ___at_user(___e)", "finally:",
                 f"    {RELEASE_READS}"]
-    if may_raise(body.graph):       # (called with its warnings held, through no wrapper's frame: ~0.1 us a call)
-        args = ", ".join(src.expr() for src, _ in ctx.inputs)
-        namespace[body.graph_key], namespace["___hold"] = compiled, call_holding
-        call = f"___o = ___hold({body.graph_key}, {args})" if args else f"___o = ___hold({body.graph_key})"
+    # (the graph is called by name, through no wrapper's frame: about 0.1 us of a warm call)
+    namespace[body.graph_key] = compiled
+    if may_raise(body.graph):
+        namespace["___hold"] = call_holding
+        call = f"___o = ___hold({', '.join([body.graph_key, *inputs])})"
     else:
-        call = _unless_raising(ctx, body.graph_key, compiled, namespace)
+        call = _unless_raising(body.graph_key, inputs, namespace)
     # The re-run happens after the except clause: inside it, the re-run's own exception would carry the
     # graph's as its __context__ ("During handling of the above exception..."), and the graph's traceback
     # would keep the graph's arguments referenced while the function runs again.
@@ -65,14 +66,13 @@ def _guarded_graph_call(ctx: Any, body: Any, compiled: Callable, forward: str, n
             *(f"    {line}" for line in restore), *rerun, RELEASE_READS]
 
 
-def _unless_raising(ctx: Any, key: str, compiled: Callable, namespace: dict) -> str:
+def _unless_raising(key: str, inputs: list[str], namespace: dict) -> str:
     """The call of a graph that can only warn: direct while NumPy's error state is the last one seen that
-    makes nothing raise (one C call inline, where a wrapper's frame costs ~0.2 us of a warm call), else
-    through call_while_raising, which checks the state and remembers a quiet one."""
-    args = ", ".join(src.expr() for src, _ in ctx.inputs)
-    if ERRSTATE_GET is None:            # (a NumPy without the error-state context variable)
-        namespace[key] = holding_while_raising(compiled)
-        return f"___o = {key}({args})"
-    namespace[key], namespace["___while_raising"] = compiled, call_while_raising
+    makes nothing raise (one C call inline), else through call_while_raising, which checks the state and
+    remembers a quiet one (always, on a NumPy without the error-state context variable)."""
+    namespace["___while_raising"] = call_while_raising
+    checked = f"___while_raising({', '.join([key, *inputs])})"
+    if ERRSTATE_GET is None:
+        return f"___o = {checked}"
     namespace["___errstate_get"], namespace["___quiet_errstate"] = ERRSTATE_GET, QUIET
-    return f"___o = {key}({args}) if ___errstate_get() is ___quiet_errstate[0] else ___while_raising({key}, {args})"
+    return f"___o = {key}({', '.join(inputs)}) if ___errstate_get() is ___quiet_errstate[0] else {checked}"

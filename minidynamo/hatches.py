@@ -118,7 +118,7 @@ def _register(fn: Any, *, meta: Any, pure: Any, api: str) -> Any:
 
 def _warn(message: str) -> None:
     # A logging record, not a Python warning: it is issued inside a graph that then raises, whose warnings
-    # are held and dropped (held_warnings.py), and the program's own warning filters must not see it
+    # are held and dropped (stitch/held_warnings.py), and the program's own warning filters must not see it
     # (`-W error` would make it an exception), as the cache-limit message (api.py) is a record too.
     REGISTRATIONS.warning("%s", message)
 

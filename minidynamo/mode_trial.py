@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import cpu_clock
+from .stitch import cpu_clock
 from .cache import FunctionCache, Mode
 
-_NS = cpu_clock.NS      # the calling thread's CPU time, as LoopChoice's (minidynamo/cpu_clock.py)
+_NS = cpu_clock.NS      # the calling thread's CPU time, as LoopChoice's (minidynamo/stitch/cpu_clock.py)
 HITS_PER_MISS = 3     # past the cache limit, fewer hits per miss than this: stop checking guards
 
 

@@ -85,7 +85,7 @@ NEEDS_LOAD_FAST_CHECK: Final = VERSION >= (3, 12)
 
 
 # 3.14: with -X context_aware_warnings (the default of free-threaded builds) the warnings filters live in a
-# context variable, and the module's `filters` attribute no longer decides (held_warnings.py).
+# context variable, and the module's `filters` attribute no longer decides (stitch/held_warnings.py).
 CONTEXT_AWARE_WARNINGS: Final = bool(getattr(sys.flags, "context_aware_warnings", False))
 
 

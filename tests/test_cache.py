@@ -109,7 +109,7 @@ def test_a_trial_alternates_blocks_and_keeps_the_way_whose_best_block_was_faster
 
 @pytest.mark.skipif(time.get_clock_info("thread_time").resolution > 1e-6, reason="no fine-grained thread clock")
 def test_a_trial_times_the_calling_threads_cpu_as_loop_choice_does():
-    """A call's time is the calling thread's CPU time (minidynamo/cpu_clock.py), as LoopChoice's: time the
+    """A call's time is the calling thread's CPU time (minidynamo/stitch/cpu_clock.py), as LoopChoice's: time the
     thread does not run (another program holds the core; here a sleep) is not counted (perf_counter, before,
     counted the 20 ms)."""
     from minidynamo.stitch import loop_choice

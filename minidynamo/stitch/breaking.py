@@ -20,7 +20,6 @@ from typing import Any, Callable
 
 from bytecode import Instr
 
-from .. import tracebacks
 from ..capture.context import CaptureContext
 from ..capture.frame import Frame, runs_plain
 from ..capture.handlers import PLAIN, Plain
@@ -32,6 +31,7 @@ from ..capture.liveness import is_live, rebound
 from ..capture.sources import untagged
 from ..errors import CannotResume
 from ..hatches import DISABLED_CODE
+from . import tracebacks
 from .moving import moved
 from .resume import STACK_PREFIX
 from .stitched import Emitter, writeback_lines

@@ -20,7 +20,8 @@ import functools
 import types
 from typing import Any, Callable
 
-from .. import pyversion, tracebacks
+from .. import pyversion
+from . import tracebacks
 from .breaking import LoopState
 from .moving import call_moving
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..guards import RELEASE_READS
-from ..held_warnings import ERRSTATE_GET, QUIET, call_holding, call_while_raising, may_raise
+from .held_warnings import ERRSTATE_GET, QUIET, call_holding, call_while_raising, may_raise
 from . import raisers
 from .rng_state import restoring_rng
 from .snapshots import snapshot_lines

@@ -19,9 +19,9 @@ each re-check costs about 1% of the calls since the last.
 
 from __future__ import annotations
 
-from .. import cpu_clock
+from . import cpu_clock
 
-_NS = cpu_clock.NS      # the calling thread's CPU time (minidynamo/cpu_clock.py says why)
+_NS = cpu_clock.NS      # the calling thread's CPU time (cpu_clock.py says why)
 
 
 class LoopChoice:

@@ -16,10 +16,10 @@ import itertools
 import types
 from typing import Any
 
-from .. import tracebacks
 from ..errors import CannotResume
 from ..graph import codegen
 from ..graph.ir import WHERE
+from . import tracebacks
 from .resume import resume_code
 
 _RAISERS: dict[tuple, Any] = {}

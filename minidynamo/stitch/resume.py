@@ -14,10 +14,11 @@ from typing import Sequence
 import bytecode
 from bytecode import Instr, Label
 
-from .. import emit, pyversion
+from .. import pyversion
 from ..capture.instructions import assembled, canonical_items, decode
 from ..capture.builtin_scope import function_with_builtins
 from ..errors import CannotResume
+from . import emit
 
 _HEAD_OPS = {"COPY_FREE_VARS", "MAKE_CELL", "RESUME", "NOP"}
 STACK_PREFIX = "___stack"    # names of stack arguments; only the (then dead) prefix reads them

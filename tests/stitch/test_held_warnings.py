@@ -8,7 +8,7 @@ import pytest
 
 import minidynamo as md
 from tests.conftest import captured
-from minidynamo.held_warnings import may_raise
+from minidynamo.stitch.held_warnings import may_raise
 from tests.programs import warning_then_raise as P
 
 DTYPES = [np.float32, np.float64, np.complex128]
@@ -257,7 +257,7 @@ def test_a_thread_in_a_raising_error_state_raises_while_another_calls_directly()
 def test_a_warm_elementwise_graph_is_called_without_a_wrapper_frame():
     # a wrapper's frame, *args and error-state check cost ~0.2 us of a 1.4 us call (benchmarks/overhead.py)
     import sys
-    from minidynamo import held_warnings
+    from minidynamo.stitch import held_warnings
     compiled = md.compile(exp_plus_one)
     x = np.array([1.0, 2.0])
     compiled(x)

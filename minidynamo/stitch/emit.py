@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bytecode import Instr, Label
 
-from . import pyversion
+from .. import pyversion
 
 
 def load_fast(name: str, *, checked: bool = False) -> Instr:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import types
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep    # minidynamo/
 _USER_CODE = (os.path.join(_PACKAGE, "examples") + os.sep,)      # programs bundled with the package
 
 

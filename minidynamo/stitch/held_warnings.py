@@ -33,11 +33,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import pyversion
-from .capture.instructions import decode
-from .graph import codegen, control
-from .graph.errstate import ERRSTATE
-from .graph.ir import WHERE, ArraySpec, Graph, Node, PyScalarSpec
+from .. import pyversion
+from ..capture.instructions import decode
+from ..graph import codegen, control
+from ..graph.errstate import ERRSTATE
+from ..graph.ir import WHERE, ArraySpec, Graph, Node, PyScalarSpec
 
 _ALWAYS = [("always", None, Warning, None, 0)]
 # Operators that compute a ufunc on NumPy operands (Python numbers may raise: `1 // 0`, `2.0 ** 2000`).

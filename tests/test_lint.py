@@ -1,4 +1,4 @@
-"""minidynamo.lint (minidynamo/lint.py): the breaks of every path, listed without running the function, and
+"""minidynamo.lint (minidynamo/lint/): the breaks of every path, listed without running the function, and
 never fewer than a run on the same inputs finds; `python -m minidynamo lint` exits 1 on breaks."""
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ class CaptureContext:
         self.counting: str | None = None      # a range loop deciding its whole count (sym_range.count_key)
         self.count_guards: dict[str, str] = {}    # the guards it made -> its key (minidynamo/trip_counts.py)
         self.fold_attempts = 0            # branches and while loops whose arms / body were run to fold them
-        self.lint: Any = None             # lint.LintState during a lint pass (branch outcomes forced), else None
+        self.lint: Any = None             # lint.state.LintState during a lint pass (branch outcomes forced), else None
         self.errstate: list[tuple] = []   # keywords of the np.errstate blocks being captured, outermost first
         self._ns_keys: dict[int, str] = {}
         self._inputs_by_expr: dict[str, ArrayVar] = {}

@@ -134,7 +134,7 @@ def _locate(reason: BreakReason, frame: Frame) -> None:
         reason.stack.append(where)
 
 
-locate_reason = _locate      # (lint.py locates the breaks it goes past as this loop locates the others)
+locate_reason = _locate      # (lint/state.py locates the breaks it goes past as this loop locates the others)
 
 
 @lru_cache(maxsize=256)
@@ -154,7 +154,7 @@ def capture_function(fn: types.FunctionType, args: tuple, kwargs: dict, name: st
                      mask_counts: bool = False, work: Any = None, lint: Any = None) -> Captured:
     """Symbolically run `fn(*args, **kwargs)`; parameters are read from the compiled entry's parameters.
     A GraphBreak leaving here carries `.ctx`, whose guards say when the same break happens again.
-    `work` (a Counter) adds up what this pass did: see report.CaptureRecord.work. `lint`: a lint.LintState
+    `work` (a Counter) adds up what this pass did: see report.CaptureRecord.work. `lint`: a lint.state.LintState
     (a lint pass: some breaks are recorded and gone past)."""
     ctx = CaptureContext(name, tag)
     ctx.lint = lint

@@ -1,4 +1,4 @@
-"""What a lint pass (lint.py) does inside capture: `LintState`, kept in the capture context as `ctx.lint`.
+"""What a lint pass (lint/__init__.py) does inside capture: `LintState`, kept in the capture context as `ctx.lint`.
 An api-level module (imports capture); capture code only calls the methods below on `ctx.lint`.
 
 A data-dependent branch that would break takes the outcome the pass forces (`branch`); a call that breaks is
@@ -16,13 +16,13 @@ import inspect
 import types
 from typing import Any, Callable
 
-from .capture import break_codes as codes
-from .capture.breaks import BreakCategory, BreakReason
-from .capture.frame import runs_plain, stdlib_call_reason
-from .capture.interpreter import locate_reason
-from .capture.variables.base import Var, unsupported
-from .capture.variables.const import ConstVar
-from .errors import GraphBreak
+from ..capture import break_codes as codes
+from ..capture.breaks import BreakCategory, BreakReason
+from ..capture.frame import runs_plain, stdlib_call_reason
+from ..capture.interpreter import locate_reason
+from ..capture.variables.base import Var, unsupported
+from ..capture.variables.const import ConstVar
+from ..errors import GraphBreak
 
 OPAQUE = "a value lint does not know (the result of a call that breaks)"
 CAUGHT = "the exception an except handler caught (a value lint does not know)"

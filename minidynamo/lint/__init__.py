@@ -1,9 +1,9 @@
 """`lint(fn, example_args)`: every graph break capture would meet in `fn`, on both ways of each
-data-dependent branch, without running `fn`'s code. An api-level module (imports capture and lint_state);
+data-dependent branch, without running `fn`'s code. An api-level package (imports capture and lint.state);
 the command line is `python -m minidynamo lint file.py[:function]`.
 
 How: the capture's own symbolic execution (capture_function) runs on the example arguments (without them,
-stand-ins from the signature: abstract_inputs), with a LintState (lint_state.py) in its context. A branch
+stand-ins from the signature: abstract_inputs), with a LintState (lint/state.py) in its context. A branch
 on an array's value that would break is recorded, and the pass is run again once per way (the state forces
 that branch's outcome); a try body that catches forks the same way (raising into its handler, or not),
 and so does each except clause (matching, or not). A call that breaks (`print`, `.tolist()`, a
@@ -20,14 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import config as _config
-from .capture.breaks import BreakReason
-from .capture.dynamic_shapes import STATIC, ShapePolicy
-from .capture.interpreter import capture_function
-from .lint_state import CAUGHT, FORK, OPAQUE, RERAISED, LintState
-from .errors import GraphBreak
-from .guards import GuardConflictError, GuardSet
-from .report.pieces import describe_guards
+from .. import config as _config
+from ..capture.breaks import BreakReason
+from ..capture.dynamic_shapes import STATIC, ShapePolicy
+from ..capture.interpreter import capture_function
+from ..errors import GraphBreak
+from ..guards import GuardConflictError, GuardSet
+from ..report.pieces import describe_guards
+from .state import CAUGHT, FORK, OPAQUE, RERAISED, LintState
 
 MAX_PATHS = 64
 
@@ -106,8 +106,8 @@ def lint(fn: Any, example_args: tuple | None = None, example_kwargs: dict | None
     their types, shapes, dtypes and values are read, `fn`'s code does not run), on both ways of every
     data-dependent branch and into every except handler. Without example arguments, stand-ins from the
     signature (abstract_inputs: `report.assumed` says which)."""
-    from .api import _state_of
-    from .callables import resolve
+    from ..api import _state_of
+    from ..callables import resolve
     state = _state_of(fn)
     target = resolve(state.user_fn if state is not None else fn, "lint()")
     assumed: list[str] = []

@@ -43,7 +43,7 @@ from .stitch.stitched import build_body
 from .mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: tests read it here)
 from .callables import Target, compiled_function, resolve
 from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
-from .signatures import code_signature
+from .capture.signatures import code_signature
 from .hatches import disabled_reason
 
 _ALL: "weakref.WeakSet[CompiledState]" = weakref.WeakSet()

@@ -1,6 +1,6 @@
 """Per-function cache of captured variants and the generated dispatcher that checks them.
 
-Imports guards, live_defaults, signatures and stitch.moving, a leaf (entries arrive as source lines and
+Imports guards, live_defaults, capture.signatures and stitch.moving, a leaf (entries arrive as source lines and
 namespaces). The dispatcher is Python source with the function's own signature, so Python binds the
 arguments; each entry's guard expression is inlined and checked, newest entry first, and its body runs on
 the first hit. Adding an entry renders only that entry's lines (the others' are kept), compiles the joined
@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from . import live_defaults
 from .guards import RELEASE_READS, GuardSet
-from .signatures import code_signature
+from .capture.signatures import code_signature
 from .stitch.moving import moved
 
 _counter = itertools.count()

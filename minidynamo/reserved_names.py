@@ -15,7 +15,7 @@ import re
 import types
 from typing import Any
 
-from .signatures import code_signature
+from .capture.signatures import code_signature
 from .capture.builtin_scope import function_with_builtins
 
 RESERVED_PREFIX = "___"

@@ -1,4 +1,4 @@
-"""signatures.code_signature is computed once per code object and defaults (issue 28: the miss path asked
+"""capture.signatures.code_signature is computed once per code object and defaults (issue 28: the miss path asked
 inspect.signature for it several times per capture, a sixth of a recompile-heavy fuzz program's capture
 time), and never served stale: a new defaults tuple, or a kwdefaults dict changed in place, gives the new
 signature. Differential: compiled calls bind the defaults eager binds."""
@@ -9,7 +9,7 @@ import inspect
 
 import numpy as np
 
-from minidynamo.signatures import code_signature
+from minidynamo.capture.signatures import code_signature
 from tests.conftest import check
 
 

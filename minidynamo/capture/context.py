@@ -44,7 +44,7 @@ from .variables.rng import RNG_TYPES, RngClassVar, RngVar, rng_input
 from .variables.scalar import SCALAR_TYPES, ScalarVar
 from .variables import deep_copies, stdlib  # noqa: F401  (register copy.deepcopy, map, operator.* ... in BUILTINS)
 from .variables.sets import SourcedSetVar  # (the module registers set in BUILTINS)
-from ..signatures import code_signature
+from .signatures import code_signature
 from . import break_codes as codes, mask_counts
 from .breaks import BreakCategory
 

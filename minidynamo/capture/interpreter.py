@@ -28,7 +28,7 @@ from .handlers import HANDLERS, UNSUPPORTED
 from .sources import LocalSource, stack_labels
 from .variables.base import Var, unsupported
 from .instructions import decode
-from ..signatures import code_signature
+from .signatures import code_signature
 
 
 @dataclass

@@ -6,7 +6,7 @@ Workloads on `np.tanh(x @ w) + x` with [4,8] inputs whose dtype cycles over more
 - `all misses`: only dtypes beyond the first 8 are passed; the dispatcher first runs the original
   function straight after its guards, then, after a whole window without a hit, stops checking guards;
 - `1 hit in 4`: a cached dtype every 4th call: too few hits to pay for checking guards (mode EAGER);
-- `3 hits in 4`: cached dtypes 3 calls in 4: enough hits to try, so a trial (minidynamo/mode_trial.py) times
+- `3 hits in 4`: cached dtypes 3 calls in 4: enough hits to try, so a trial (minidynamo/dispatch/mode_trial.py) times
   guarded calls against plain ones; a hit's graph calls the same NumPy functions as eager, and the guards
   of the entries that fail cost more than that saves, so the plain way wins (mode EAGER; before the trial
   the guards stayed: 2.0x eager in CPU time on 2026-12-02);

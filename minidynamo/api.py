@@ -2,7 +2,7 @@
 
 Imports everything below it. `compile(fn)` returns the generated dispatcher (a real function with fn's
 signature); its first call for new inputs captures (capture.interpreter), stitches the entry body
-(stitch.stitched), and adds a guarded entry to the function's cache (cache.FunctionCache).
+(stitch.stitched), and adds a guarded entry to the function's cache (dispatch.cache.FunctionCache).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import config as _config
-from . import gc_pause
+from .dispatch import gc_pause
 from .backends import call_backend, get_backend, is_own_backend, returns_numpy_arrays
-from .cache import Entry, FunctionCache, Mode, Stats, signature_text
+from .dispatch.cache import Entry, FunctionCache, Mode, Stats, signature_text
 from .capture import break_codes as _codes, fori as _fori, interpreter as _interpreter
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.interpreter import capture_function
@@ -33,16 +33,16 @@ from .capture.dynamic_shapes import STATIC, ShapePolicy
 from .capture.sources import untagged
 from .guards import Guard, GuardKind, GuardSet, compiled as compiled_expr, failures
 from .report import CaptureRecord, ExplainOutput, log
-from .trip_counts import changed_counts
+from .dispatch.trip_counts import changed_counts
 from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .verify import Verifier
 from .stitch.guarded_call import entry_lines
 from .stitch.moving import call_moving
 from .stitch.partial import capture_around_break, loop_back_body, resume_info
 from .stitch.stitched import build_body
-from .mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: tests read it here)
-from .callables import Target, compiled_function, resolve
-from .reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
+from .dispatch.mode_trial import HITS_PER_MISS, PastLimit  # noqa: F401  (HITS_PER_MISS: tests read it here)
+from .dispatch.callables import Target, compiled_function, resolve
+from .dispatch.reserved_names import forwarding_wrapper, renamed_parameters, with_parameters_renamed
 from .capture.signatures import code_signature
 from .hatches import disabled_reason
 
@@ -191,7 +191,7 @@ class CompiledState:
         # Automatic dynamic (Dynamo's): what changed becomes symbolic. dynamic=False keeps numbers and sizes
         # specialized; a function made per call is never pinned again either way.
         self.dynamic |= self._changed_numbers(args, kwargs, numbers=self.dynamic_mode is not False)
-        if self.dynamic_mode is not False:      # (and trip counts whose guard failed: trip_counts.py)
+        if self.dynamic_mode is not False:      # (and trip counts whose guard failed: dispatch/trip_counts.py)
             self._changed_sizes(args, kwargs)
             self.dynamic |= changed_counts(self.records, {**self.cache.namespace, **_argument_values(
                 self.fn, args, kwargs)}, self.dynamic, self.fn.__qualname__)
@@ -277,7 +277,7 @@ class CompiledState:
 
     def _capture(self, args: tuple, kwargs: dict, cfg: _config.Config, failed: list[str],
                  why: Recapture = Recapture.FIRST) -> Entry:
-        with gc_pause.paused():     # a capture's own work, no collections in it (gc_pause.py)
+        with gc_pause.paused():     # a capture's own work, no collections in it (dispatch/gc_pause.py)
             return self._capture_paused(args, kwargs, cfg, failed, why)
 
     def _capture_paused(self, args: tuple, kwargs: dict, cfg: _config.Config, failed: list[str],
@@ -443,7 +443,7 @@ def _example_inputs(fn: types.FunctionType, args: tuple, kwargs: dict, ctx: Any)
 
 
 def _forward(fn: types.FunctionType) -> str:
-    from .cache import signature_text
+    from .dispatch.cache import signature_text
     return signature_text(code_signature(fn))[1]
 
 

@@ -75,7 +75,7 @@ def fallback_stand_in(fn: Callable, args: tuple, kwargs: dict, backend: Any, cfg
     """What `--fallback-stand-in` puts in place of `api.capture_once`: an entry that runs the whole frame
     eagerly (guarded on the code object only), for a reason no test expects."""
     from minidynamo import api
-    from minidynamo.cache import Entry
+    from minidynamo.dispatch.cache import Entry
     from minidynamo.capture.breaks import BreakCategory, BreakReason
     from minidynamo.guards import GuardSet
     from minidynamo.report import CaptureRecord

@@ -1,6 +1,6 @@
 """Past cache_size_limit (cache.Mode): misses run the original function straight from the dispatcher
 without the locked miss path; with too few hits per miss the dispatcher stops checking guards, and with more
-a trial (mode_trial.py) times guarded calls against plain ones and keeps the faster way. Results stay eager's
+a trial (dispatch/mode_trial.py) times guarded calls against plain ones and keeps the faster way. Results stay eager's
 in every mode; speed is measured in benchmarks/past_limit.py, the policy on made-up timings here."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from minidynamo import mode_trial
+from minidynamo.dispatch import mode_trial
 from minidynamo.api import HITS_PER_MISS
-from minidynamo.cache import WINDOW, Mode
-from minidynamo.mode_trial import ModeTrial
+from minidynamo.dispatch.cache import WINDOW, Mode
+from minidynamo.dispatch.mode_trial import ModeTrial
 from tests.conftest import check
 
 
@@ -265,7 +265,7 @@ def test_an_entry_is_rendered_once_however_many_come_after_it(monkeypatch):
 def test_an_add_compiles_the_new_entry_and_one_chain_function(monkeypatch):
     """While entries are added, the dispatcher holds the newest one and chains to the older ones' functions,
     each compiled once: 8 captures compiled 36 entry blocks (every entry again on each add), now 15."""
-    from minidynamo import cache as cache_module
+    from minidynamo.dispatch import cache as cache_module
     blocks = []
     real = cache_module.FunctionCache._compile
     monkeypatch.setattr(cache_module.FunctionCache, "_compile",

@@ -1,5 +1,5 @@
-"""compile()/explain() accept every callable a torch.compile user passes (callables.py), and generated
-names never meet the user's (reserved_names.py). Differential: each runs eagerly and compiled (check)."""
+"""compile()/explain() accept every callable a torch.compile user passes (dispatch/callables.py), and generated
+names never meet the user's (dispatch/reserved_names.py). Differential: each runs eagerly and compiled (check)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""gc_pause.py: no automatic collection during a capture's own work, the caller's collector state after it
+"""dispatch/gc_pause.py: no automatic collection during a capture's own work, the caller's collector state after it
 (also when the capture raises, nested, from several threads), and the user's code (a backend the program
 passes) run with the collector as the program had it."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from minidynamo import gc_pause
+from minidynamo.dispatch import gc_pause
 from minidynamo.backends import get_backend
 from minidynamo.graph.ir import ArraySpec
 

@@ -1,4 +1,4 @@
-"""compile() of a callable whose parts change after compile() sees the change (callables.py, api.code_guard):
+"""compile() of a callable whose parts change after compile() sees the change (dispatch/callables.py, api.code_guard):
 a partial's keywords (in place) and its func/args/keywords (`__setstate__`), a function's `__code__` (also a
 bound method's function and a layer's `__call__`), a layer's class attribute `__call__` and its class, the
 callable in a staticmethod/classmethod. Differential: after each change, the compiled callable and the

@@ -1,4 +1,4 @@
-"""live_defaults.py: a compiled function takes the original's defaults as they are at each call (eager
+"""dispatch/live_defaults.py: a compiled function takes the original's defaults as they are at each call (eager
 Python reads `fn.__defaults__` / `__kwdefaults__` per call; the dispatcher once copied them at compile())."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import minidynamo as md
-from minidynamo.cache import Entry, FunctionCache
+from minidynamo.dispatch.cache import Entry, FunctionCache
 from minidynamo.guards import SHAPE, Guard, GuardSet
 from tests.conftest import CompileCounter
 
@@ -133,7 +133,7 @@ def test_guard_failure_storm_under_cache_limit():
 
 
 def test_threads_past_the_limit_through_a_trial_get_eager_results_and_the_trial_ends():
-    """Frequent hits past the limit start a timed trial (mode_trial.py) while all threads call: each call's
+    """Frequent hits past the limit start a timed trial (dispatch/mode_trial.py) while all threads call: each call's
     result is eager's, and the trial decides once its calls ended, however the threads interleaved."""
     cfn = md.compile(block, dynamic=False, options={"cache_size_limit": 2})
     w = np.eye(2)

@@ -95,7 +95,7 @@ class CaptureContext:
         self.folded: list[Node] = []      # the cond / while_loop nodes made from the user's control flow
         self.folded_log: list[str] = []   # why branches were not folded (for logs and tests)
         self.counting: str | None = None      # a range loop deciding its whole count (sym_range.count_key)
-        self.count_guards: dict[str, str] = {}    # the guards it made -> its key (minidynamo/trip_counts.py)
+        self.count_guards: dict[str, str] = {}    # the guards it made -> its key (minidynamo/dispatch/trip_counts.py)
         self.fold_attempts = 0            # branches and while loops whose arms / body were run to fold them
         self.lint: Any = None             # lint.state.LintState during a lint pass (branch outcomes forced), else None
         self.errstate: list[tuple] = []   # keywords of the np.errstate blocks being captured, outermost first

@@ -1,6 +1,6 @@
 """compile_check: a GuardSet as a standalone generated function `___check(*argnames) -> bool`.
 
-Imports guards.guard_set and errors. The dispatcher (cache.py) inlines guard expressions itself; this is for
+Imports guards.guard_set and errors. The dispatcher (dispatch/cache.py) inlines guard expressions itself; this is for
 front ends and tests that want one callable per guard set, with its source registered in linecache.
 """
 

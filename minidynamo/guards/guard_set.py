@@ -1,7 +1,7 @@
 """GuardSet: the ordered, de-duplicated guards of one cache entry, rendered as one inline check.
 
 Imports errors, guards.guard, guards.exact, guards.reads, guards.relations and guards.render. The dispatcher
-(cache.py) inlines expression(tag); guards.check.compile_check makes a standalone function of it.
+(dispatch/cache.py) inlines expression(tag); guards.check.compile_check makes a standalone function of it.
 """
 
 from __future__ import annotations

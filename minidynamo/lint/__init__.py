@@ -107,7 +107,7 @@ def lint(fn: Any, example_args: tuple | None = None, example_kwargs: dict | None
     data-dependent branch and into every except handler. Without example arguments, stand-ins from the
     signature (abstract_inputs: `report.assumed` says which)."""
     from ..api import _state_of
-    from ..callables import resolve
+    from ..dispatch.callables import resolve
     state = _state_of(fn)
     target = resolve(state.user_fn if state is not None else fn, "lint()")
     assumed: list[str] = []

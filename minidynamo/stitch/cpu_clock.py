@@ -1,4 +1,4 @@
-"""The clock minidynamo's own timed choices use (stitch/loop_choice.LoopChoice, mode_trial.ModeTrial).
+"""The clock minidynamo's own timed choices use (stitch/loop_choice.LoopChoice, dispatch/mode_trial.ModeTrial).
 
 Imports only the stdlib. The calling thread's CPU time where the clock is fine-grained (Linux, macOS), else
 perf_counter. On a shared machine wall time counts the time other programs hold the core (a driven way 10%

@@ -2,7 +2,7 @@
 resume call, a loop driver's body call, the miss path's) leaves the callee's frame the only references the
 caller had, as an eager call does (`ndarray.resize` counts them).
 
-Imports nothing of the package (a leaf): cache.py renders the dispatcher's forwarding call with `moved`,
+Imports nothing of the package (a leaf): dispatch/cache.py renders the dispatcher's forwarding call with `moved`,
 stitch/breaking.py the entry's temps, and api's miss path and stitch/drivers.py call through `call_moving`.
 """
 

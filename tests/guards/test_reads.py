@@ -1,5 +1,5 @@
-"""guards/reads.py and its use by the dispatcher (cache.py): a path the guard check reads is read once per call,
-the graph call takes its inputs from the check's locals, and those locals are dropped on every way out of
+"""guards/reads.py and its use by the dispatcher (dispatch/cache.py): a path the guard check reads is read once
+per call, the graph call takes its inputs from the check's locals, and those locals are dropped on every way out of
 the call, before any of the function's own code runs (a reference too many shows in sys.getrefcount and makes
 ndarray.resize refuse). Differential: each function observes the reference count eagerly and compiled."""
 

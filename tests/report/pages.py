@@ -14,7 +14,7 @@ import numpy as np
 import minidynamo as md
 from minidynamo import api, config
 from minidynamo.examples.tour_programs import fit_logistic, make_inputs, make_regression, mlp_block, sign_switch
-from minidynamo.cache import Entry
+from minidynamo.dispatch.cache import Entry
 from minidynamo.graph.ir import ArraySpec, Graph
 from minidynamo.guards import GuardSet
 from minidynamo.report import CaptureRecord, ExplainOutput

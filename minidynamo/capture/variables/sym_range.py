@@ -11,7 +11,7 @@ The first item decides the whole count at once (two guards, the per-item decisio
 specializes the capture on the trip count even where it captures only the first iterations (a body that
 breaks: the rest of the loop runs in a resume function or a driver). A piece whose count guard failed keeps
 that loop's count open from then on (automatic dynamic, as for a changed int: the key `count_key` joins the
-capture's `dynamic` set, minidynamo/trip_counts.py): each item then decides only that it exists, so
+capture's `dynamic` set, minidynamo/dispatch/trip_counts.py): each item then decides only that it exists, so
 a loop whose bound changes every call (nussinov's `for k in range(i + 1, j)` after a break) captures once
 for "not empty" and once for "empty" instead of once per trip count up to the cache limit.
 """

@@ -8,8 +8,8 @@ recompile, a loop one of whose count guards fails for the call that missed joins
 
 from __future__ import annotations
 
-from .guards import compiled
-from .report import log
+from ..guards import compiled
+from ..report import log
 
 
 def changed_counts(records: list, scope: dict, known: set[str], name: str) -> set[str]:

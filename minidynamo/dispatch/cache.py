@@ -25,10 +25,10 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..guards import RELEASE_READS, GuardSet
+from ..capture.signatures import code_signature
+from ..stitch.moving import moved
 from . import live_defaults
-from .guards import RELEASE_READS, GuardSet
-from .capture.signatures import code_signature
-from .stitch.moving import moved
 
 _counter = itertools.count()
 

@@ -1,4 +1,5 @@
-"""Keeps the user's parameter names out of the generated names' space. Imports signatures and cache.
+"""Keeps the user's parameter names out of the generated names' space. Imports capture.signatures,
+capture.builtin_scope and cache.
 
 Every name minidynamo generates (dispatcher locals, namespace globals, stack slots of resume functions)
 starts with three underscores. The dispatcher has the user's parameters as its locals, so a parameter called
@@ -15,8 +16,8 @@ import re
 import types
 from typing import Any
 
-from .capture.signatures import code_signature
-from .capture.builtin_scope import function_with_builtins
+from ..capture.signatures import code_signature
+from ..capture.builtin_scope import function_with_builtins
 
 RESERVED_PREFIX = "___"
 # The stack parameters of a resume function (stitch/resume.py; marked `__minidynamo_resume__`) are generated

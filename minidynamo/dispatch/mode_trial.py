@@ -2,7 +2,8 @@
 the cached entries' guards pays for itself, decided by timing calls that check them against calls that run
 the original function straight away.
 
-Imports cache and cpu_clock (calls are timed in the calling thread's CPU time). Why a trial: past the limit a call that misses runs the original function after
+Imports cache and stitch.cpu_clock (calls are timed in the calling thread's CPU time). Why a trial: past
+the limit a call that misses runs the original function after
 the guards of every entry failed, and a hit runs its graph, which on the default backend calls the same
 NumPy functions as eager. So hits win back the guards only where the capture removed Python work (a folded
 loop, constants); with eight entries the guards of the ones that fail cost more than the call itself (a
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .stitch import cpu_clock
+from ..stitch import cpu_clock
 from .cache import FunctionCache, Mode
 
 _NS = cpu_clock.NS      # the calling thread's CPU time, as LoopChoice's (minidynamo/stitch/cpu_clock.py)

@@ -17,6 +17,7 @@ PKG = "minidynamo"
 # module (dotted, without the package) -> why it may exceed the module line limit. Empty on purpose.
 MODULE_SIZE_EXCEPTIONS: dict[str, str] = {}
 MODULE_LIMIT, FUNCTION_LIMIT, CLASS_LIMIT = 600, 80, 400
+TOP_LEVEL_LIMIT = 12           # modules directly in minidynamo/ (issue 24); packages do not count
 HANDLER_FILE_LIMIT, HANDLER_LIMIT = 400, 40
 
 # Who may import what inside the package: module prefix -> allowed prefixes (None = no rule here).
@@ -31,7 +32,8 @@ ALLOWED: list[tuple[str, tuple[str, ...]]] = [
     ("newer_python", ("pyversion",)),      # loaded where the capture machinery must not be
 ]
 FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
-    ("capture", ("stitch", "api", "tracing")),
+    ("capture", ("stitch", "api", "dispatch", "lint", "tracing")),
+    ("stitch", ("api", "dispatch", "lint")),        # dispatch/ (the cache) imports stitch.moving
 ]
 VERSION_READER = "pyversion"
 
@@ -167,6 +169,15 @@ def test_sizes():
     assert size_violations() == []
 
 
+def top_level_modules() -> list[str]:
+    """The .py files directly in the package folder (__init__ and __main__ included), not its packages."""
+    return sorted(path.name for path in ROOT.glob("*.py"))
+
+
+def test_at_most_twelve_modules_at_the_top_level():
+    assert len(top_level_modules()) <= TOP_LEVEL_LIMIT, top_level_modules()
+
+
 def test_size_exceptions_name_existing_modules_with_a_reason():
     names = {name for name, _ in modules()}
     for name, reason in MODULE_SIZE_EXCEPTIONS.items():
@@ -204,6 +215,13 @@ def test_checker_finds_layering_breaks(fake_module):
     assert "backends/eager.py:2 imports minidynamo.capture.frame" in bad
     assert "capture/frame.py:1 imports minidynamo.stitch: capture must not import" in bad
     assert "capture/frame.py:2 imports minidynamo: the package root" in bad
+
+
+def test_checker_counts_top_level_modules_only(fake_module):
+    for i in range(3):
+        fake_module(f"m{i}.py", "")
+    fake_module("sub/inner.py", "")
+    assert top_level_modules() == ["__init__.py", "m0.py", "m1.py", "m2.py"]
 
 
 def test_checker_finds_version_reads_and_long_functions(fake_module):

@@ -225,9 +225,9 @@ def test_checker_counts_top_level_modules_only(fake_module):
 
 
 def test_checker_finds_version_reads_and_long_functions(fake_module):
-    fake_module("emit.py", "import sys\nV = sys.version_info\nfrom platform import python_version\n")
+    fake_module("stitch/emit.py", "import sys\nV = sys.version_info\nfrom platform import python_version\n")
     fake_module("capture/handlers/stack.py", "def nop(frame, inst):\n" + "    pass\n" * 40)
-    assert version_reads(ROOT / "emit.py") == [2, 3]
+    assert version_reads(ROOT / "stitch" / "emit.py") == [2, 3]
     assert size_violations() == ["minidynamo/capture/handlers/stack.py:1 nop: 41 lines > 40"]
 
 

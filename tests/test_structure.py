@@ -235,7 +235,7 @@ ENGINES = ("dask", "distributed", "jax", "jaxlib")
 # The JAX backend's own modules import jax at module level; jax_lowering/__init__ imports them only inside
 # the backend function (test_jax_package_imports_its_modules_lazily).
 JAX_MODULES = tuple(f"backends.jax_lowering.{m}" for m in (
-    "engine", "table", "ufuncs", "indexing", "runner", "control", "pynumbers", "staging", "trig",
+    "engine", "table", "ufuncs", "indexing", "runner", "control", "fori", "pynumbers", "staging", "trig",
     "persistent_cache"))
 ENGINE_IMPORTERS = {"dask": ("backends.dask_backend",), "distributed": ("backends.dask_backend",),
                     "jax": JAX_MODULES, "jaxlib": JAX_MODULES}

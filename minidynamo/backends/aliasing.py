@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ..graph.ir import CONST, INPUT, Graph, MethodCall, Node, iter_nodes
+from ..graph.control import FORI_LOOP
+from ..graph.ir import CONST, INPUT, Graph, MethodCall, Node, PyScalarSpec, iter_nodes
 from ..graph.ops import INPLACE_NAMES, LIST_RESULTS
 
 # Ops whose result may share memory with their first argument (a view, or the very same object).
@@ -58,6 +59,19 @@ def written_target(node: Node) -> Node | None:
     return None
 
 
+def written_targets(node: Node) -> list[Node]:
+    """Every node a call writes into: written_target's, or the operands a fori_loop's body writes into (its
+    body's writes followed to the body's inputs, nested loops included)."""
+    if node.op != FORI_LOOP:
+        target = written_target(node)
+        return [] if target is None else [target]
+    body = node.target.body_graph
+    root = alias_root(body)
+    written = {id(root[id(t)]) for n in body.nodes if n.is_call for t in written_targets(n)}
+    operands = node.args[3:]        # body inputs: (index, *carried, *invariants)
+    return [a for inp, a in zip(body.inputs[1:], operands) if id(inp) in written and isinstance(a, Node)]
+
+
 def alias_root(graph: Graph) -> dict[int, Node]:
     """node id -> the node owning the memory it shares (views and in-place results point at their base)."""
     root: dict[int, Node] = {}
@@ -79,10 +93,16 @@ def same_object_root(graph: Graph) -> dict[int, Node]:
 
 
 def _basic_static(index: object) -> bool:
-    """An index of ints, slices of ints, None and Ellipsis: basic indexing fixed at capture (a view)."""
+    """An index of ints, slices of ints, None and Ellipsis: basic indexing, a view whose shape is fixed at
+    capture. An int may be a py_int graph value (a loop index): the view's place follows it, its shape does
+    not."""
     items = index if isinstance(index, tuple) else (index,)
-    return all(i is None or i is Ellipsis or type(i) is int or (isinstance(i, slice) and all(
+    return all(i is None or i is Ellipsis or type(i) is int or _py_int(i) or (isinstance(i, slice) and all(
         p is None or type(p) is int for p in (i.start, i.stop, i.step))) for i in items)
+
+
+def _py_int(item: object) -> bool:
+    return isinstance(item, Node) and item.spec == PyScalarSpec(int)
 
 
 def sliced_views(graph: Graph) -> dict[int, tuple[Node, object]]:
@@ -115,15 +135,13 @@ def alias_refusals(graph: Graph, tracked: Mapping[int, object] | None = None) ->
     for n in graph.nodes:
         if n.is_call and "out" in n.kwargs and n.kwargs["out"] is not None:
             refused[id(n)] = "writes into an out= array"
-        target = written_target(n) if n.is_call else None
-        if target is None:
-            continue
-        base = root[id(target)]
-        writes.setdefault(id(base), []).append(n.index)
-        if base.op == CONST:
-            refused[id(n)] = "writes into a captured constant array (the caller's own array)"
+        for target in written_targets(n) if n.is_call else ():
+            base = root[id(target)]
+            writes.setdefault(id(base), []).append(n.index)
+            if base.op == CONST:
+                refused[id(n)] = "writes into a captured constant array (the caller's own array)"
     last_read = _last_reads(graph)
-    targets = {id(t) for t in (written_target(n) for n in graph.nodes if n.is_call) if t is not None}
+    targets = {id(t) for n in graph.nodes if n.is_call for t in written_targets(n)}
     for base_id, positions in writes.items():
         views = [m for m in members.get(base_id, []) if is_view(m)]
         # A view read only before the next write into its base sees the same values as a copy; a view read
@@ -132,7 +150,7 @@ def alias_refusals(graph: Graph, tracked: Mapping[int, object] | None = None) ->
                                       or id(v) in targets) and id(v) not in (tracked or {})]
         if stale:
             why = f"writes into {stale[0].args[0].name}'s memory, which a view reads after the write"
-            for m in stale + [w for w in members.get(base_id, []) if written_target(w) is not None] + \
+            for m in stale + [w for w in members.get(base_id, []) if written_targets(w)] + \
                     [n for n in graph.nodes if n.is_call and n.index in positions]:
                 refused[id(m)] = why
     _refuse_escaping_views(graph, root, refused)

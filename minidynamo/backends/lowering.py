@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 from ..graph import codegen
 from ..graph.errstate import has_errstate
 from ..graph.ir import CONST, INPUT, Graph, Node, iter_nodes, map_nodes
+from .aliasing import alias_root, written_targets
 from .amplifiers import amplified_refusals
 
 
@@ -157,6 +158,22 @@ def plan_lowering(graph: Graph, table: LoweringTable, *, min_engine_ops: int = 1
     decisions = [Decision(n, Placement.NUMPY, refused[id(n)]) if id(n) in refused else table.decide(n)
                  for n in graph.nodes if n.is_call]
     _keep_projections_beside(decisions)
+    while True:         # until no short run is demoted (a demoted write keeps its views on NumPy too)
+        _keep_views_of_numpy_writes(graph, decisions)
+        merged, demoted = _runs(decisions, min_engine_ops)
+        if demoted == decisions:
+            break
+        decisions = demoted
+    if not merged:      # a graph without call nodes (it only returns its inputs or constants)
+        merged.append((Placement.NUMPY, []))
+    pieces = _cut(graph, merged)
+    return LoweringPlan(graph, table.engine, decisions, pieces)
+
+
+def _runs(decisions: list[Decision], min_engine_ops: int) -> tuple[list[tuple[Placement, list[Node]]],
+                                                                  list[Decision]]:
+    """Consecutive nodes of one placement, engine runs shorter than `min_engine_ops` merged into NumPy's; and
+    the decisions with those demotions."""
     runs: list[tuple[Placement, list[Node]]] = []
     for d in decisions:
         placement = d.placement
@@ -175,10 +192,26 @@ def plan_lowering(graph: Graph, table: LoweringTable, *, min_engine_ops: int = 1
             merged[-1][1].extend(nodes)
         else:
             merged.append((placement, list(nodes)))
-    if not merged:      # a graph without call nodes (it only returns its inputs or constants)
-        merged.append((Placement.NUMPY, []))
-    pieces = _cut(graph, merged)
-    return LoweringPlan(graph, table.engine, decisions, pieces)
+    return merged, decisions
+
+
+def _keep_views_of_numpy_writes(graph: Graph, decisions: list[Decision]) -> None:
+    """An op left on NumPy writes into real memory (setitem through an integer array, a loop left to
+    NumPy): every view and in-place result of that memory must be NumPy's own too. An engine copy of the
+    view would take the write in its place, or go stale after it (the engine threads only its own writes)."""
+    root = alias_root(graph)
+    while True:
+        written = {id(root[id(t)]) for d in decisions if d.placement is Placement.NUMPY
+                   for t in written_targets(d.node)}
+        changed = False
+        for k, d in enumerate(decisions):
+            base = root[id(d.node)]
+            if d.placement is Placement.ENGINE and base is not d.node and id(base) in written:
+                decisions[k] = Decision(d.node, Placement.NUMPY, f"shares {base.name}'s memory, which an op "
+                                        "left on NumPy writes into")
+                changed = True
+        if not changed:
+            return
 
 
 def _keep_projections_beside(decisions: list[Decision]) -> None:

@@ -37,7 +37,7 @@ from jax.extend.core import Literal
 from ...graph import codegen
 from ...graph.control import subgraphs
 from ...graph.ir import CONST, INPUT, ArraySpec, Graph, Node, PyScalarSpec, iter_nodes, map_nodes
-from ..aliasing import same_object_root, sliced_views, written_target
+from ..aliasing import same_object_root, sliced_views, written_target, written_targets
 from ..lowering import NotLowerable
 from .bounds import Proof
 from .finite import finite_sinks, poisoned
@@ -78,14 +78,14 @@ class Trace:
         if node is owner:
             return self.current[id(owner)]
         parent, index = self.views[id(node)]      # a view of memory written since: slice its newest value
-        return self._node_value(parent)[index]
+        return self._node_value(parent)[self.val(index)]     # (a loop index in it: its traced value)
 
     def write(self, target: Node, value: Any) -> None:
         """`value` is the new content of `target`: update the array owning its memory."""
         node = self.root[id(target)]
         while id(node) in self.views:
             parent, index = self.views[id(node)]
-            value = self._node_value(parent).at[index].set(value)
+            value = self._node_value(parent).at[self.val(index)].set(value)
             node = self.root[id(parent)]
         self.current[id(node)] = value
 
@@ -166,7 +166,7 @@ class Piece:
         self.calls = [n for n in graph.nodes if n.is_call]
         root = same_object_root(graph)
         owner = memory_owners(graph, root, sliced_views(graph))
-        written = [owner[id(t)] for t in (written_target(n) for n in self.calls) if t is not None]
+        written = [owner[id(t)] for n in self.calls for t in written_targets(n)]
         self.written_inputs = list({id(r): r for r in written if r.op == INPUT}.values())
         # one result per object: an in-place result and its operand are the same array
         self.outputs = list({id(root[id(o)]): root[id(o)] for o in iter_nodes(graph.outputs)
@@ -187,10 +187,14 @@ class Piece:
         self.sinks = self.sinks - {id(self.outputs[k]) for k in self.host_checked}
         self.fresh_outputs: list[bool] = []     # per output: a buffer the call made (set by compile_piece)
 
-    def run(self, args: list, scalars: dict[int, int] | None = None) -> Trace:
-        """Trace every node on `args` (values of inputs, then constants); the Trace holds values and checks."""
+    def run(self, args: list, scalars: dict[int, int] | None = None, outer: Trace | None = None) -> Trace:
+        """Trace every node on `args` (values of inputs, then constants); the Trace holds values and checks.
+        A loop body's trace shares `outer`'s records of Python numbers: an outer Python-number input or
+        computed number the body casts is checked like one the graph casts itself."""
         cx = Trace(self.graph, scalars or {})
         cx.bounded_trig = self.bounded_trig
+        if outer is not None:
+            cx.scalar_inputs, cx.scalar_dtypes, cx.py_values = outer.scalar_inputs, outer.scalar_dtypes, outer.py_values
         for node, value in zip(self.inputs + self.consts, args):
             cx.env[id(node)] = value
             if id(node) in self.sinks:

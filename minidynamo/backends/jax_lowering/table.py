@@ -19,7 +19,7 @@ from ...graph.ops import INPLACE_NAMES, REGISTRY
 from ...graph.symbolic import Sym
 from ..aliasing import alias_refusals, sliced_views
 from ..lowering import LoweringTable, OpRule, numpy_surface_not_lowered
-from . import control, indexing, ufuncs
+from . import control, fori, indexing, ufuncs
 
 NOT_LOWERED: dict[str, str] = {
     "inv": "NumPy raises LinAlgError on a singular matrix; XLA's LU returns inf/nan, and whether a pivot is "
@@ -31,9 +31,6 @@ NOT_LOWERED: dict[str, str] = {
     "column_stack": "not lowered yet: runs on NumPy in a piece of its own (a join XLA would do as concatenate)",
     "nan_to_num": "not lowered yet: runs on NumPy (its replacement values for inf depend on the dtype's limits)",
     "take": "jnp.take clips or fills out-of-range indices where NumPy raises IndexError (mode='raise')",
-    "fori_loop": "not lowered yet: the loop runs on NumPy, its body's code in a plain Python for loop (bodies "
-                 "write into arrays in place and have sizes that follow the index, which lax.fori_loop cannot "
-                 "carry)",
     **{name: "`x[mask] op= v` writes through a boolean mask in place: not lowered yet (runs on NumPy)"
        for name in REGISTRY if name.startswith("masked_")},
     **ufuncs.NOT_LOWERED,
@@ -329,6 +326,7 @@ def _rules() -> dict[str, OpRule]:
     rules["setitem"] = OpRule(indexing.lower_setitem, indexing.refuse_setitem)
     rules["cond"] = OpRule(control.lower_cond, control.refuse_control)
     rules["while_loop"] = OpRule(control.lower_while, control.refuse_control)
+    rules["fori_loop"] = OpRule(fori.lower_fori, fori.refuse_fori)
     return rules
 
 

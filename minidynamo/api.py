@@ -36,7 +36,8 @@ from .report import CaptureRecord, ExplainOutput, log
 from .dispatch.trip_counts import changed_counts
 from .report.pieces import Recapture, is_branch_outcome, readable_function
 from .verify import Verifier
-from .stitch.guarded_call import entry_lines
+from .stitch.entry import Exit
+from .stitch.guarded_call import entry_statements
 from .stitch.moving import call_moving
 from .stitch.partial import capture_around_break, loop_back_body, resume_info
 from .stitch.stitched import build_body
@@ -399,7 +400,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
                 f"restart broke at another place: {why.reason.message}"
             reason.fallback_code = getattr(why, "code", None) or _codes.NOT_SPLIT
             guards, namespace = before or (ctx.guards if ctx is not None else GuardSet(), dict(ctx.namespace) if ctx else {})
-            entry = Entry(guards, [f"return ___eager({_forward(fn)})"], namespace, tag)
+            entry = Entry(guards, [Exit(f"return ___eager({_forward(fn)})")], namespace, tag)
             if ctx is not None:
                 ctx.release()
             return _recorded(CaptureRecord(fn, entry, None, reason, time.perf_counter() - start, work=dict(work)))
@@ -407,7 +408,7 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
             ctx.release()
         ctx, body = part.ctx, part.body
     compiled = None
-    if body.lines and body.lines[0].startswith("___o"):
+    if body.calls_graph:
         if (reason is not None or captured.loop_back) and backend is not get_backend("numpy"):
             # outputs going on to the rest of fn: engines keep what may reach an eig or argsort on NumPy
             mark_handed_on(body.graph, fn, args)
@@ -415,8 +416,9 @@ def capture_once(fn: types.FunctionType, args: tuple, kwargs: dict, backend: Any
         with contextlib.nullcontext() if is_own_backend(backend) else gc_pause.unpaused():   # (the user's code)
             compiled = call_backend(backend, body.graph, examples, cfg)
     namespace = dict(body.namespace)
-    lines = list(body.lines) if compiled is None else entry_lines(ctx, body, compiled, _forward(fn), namespace)
-    entry = Entry(ctx.guards, lines, namespace, tag)
+    stmts = list(body.statements) if compiled is None else \
+        entry_statements(ctx, body, compiled, _forward(fn), namespace)
+    entry = Entry(ctx.guards, stmts, namespace, tag)
     ctx.shape_env.freeze()    # the guards are final: a later decision on a symbol would go unguarded
     ctx.release()
     record = CaptureRecord(fn, entry, body.graph, reason, time.perf_counter() - start, shape_env=ctx.shape_env,

@@ -19,6 +19,7 @@ from minidynamo import api
 from minidynamo.capture import handlers, interpreter
 from minidynamo.errors import InternalError
 from minidynamo.guards import GuardSet
+from minidynamo.stitch.entry import Code
 from minidynamo.stitch.partial import resume_info
 from minidynamo.stitch import resume
 
@@ -57,7 +58,7 @@ def _bad_source(monkeypatch):
 
     def build(ctx, result):
         body = real(ctx, result)
-        body.lines.insert(0, "this is not (python")
+        body.statements.append(Code("this is not (python"))
         return body
     monkeypatch.setattr(api, "build_body", build)
 

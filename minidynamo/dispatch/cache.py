@@ -1,9 +1,10 @@
 """Per-function cache of captured variants and the generated dispatcher that checks them.
 
-Imports guards, live_defaults, capture.signatures and stitch.moving, a leaf (entries arrive as source lines and
-namespaces). The dispatcher is Python source with the function's own signature, so Python binds the
-arguments; each entry's guard expression is inlined and checked, newest entry first, and its body runs on
-the first hit. Adding an entry renders only that entry's lines (the others' are kept), compiles the joined
+Imports guards, live_defaults, capture.signatures and the leaves stitch.moving and stitch.entry (entries arrive as
+statements, stitch/entry.py, and namespaces). The dispatcher is Python source with the function's own
+signature, so Python binds the arguments; each entry's guard expression is inlined and checked, newest entry
+first, and its body runs on the first hit. Adding an entry renders only that entry's block (the others' are
+kept: _block, where the passes over its statements run and it is rendered once), compiles the joined
 source and swaps the dispatcher's `__code__`, so the function object the user holds stays the same. Each
 older entry sits in the `else:` of the newer one's hit test, so every entry whose graph raised reaches one
 shared eager re-run after the chain: the forwarding call is compiled once per rebuild, not once per entry
@@ -22,11 +23,13 @@ import linecache
 import threading
 import types
 import weakref
+from dataclasses import replace
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..guards import RELEASE_READS, GuardSet
+from ..guards import GuardSet
 from ..capture.signatures import code_signature
+from ..stitch.entry import Block, Code, Exit, Release, Rerun, Stmt, render, walk
 from ..stitch.moving import moved
 from . import live_defaults
 
@@ -35,20 +38,29 @@ _counter = itertools.count()
 
 @dataclass
 class Entry:
-    """One captured variant: guards, body lines (a `return` at the end), and the names they use."""
+    """One captured variant: guards, body statements (stitch/entry.py; a `return` at the end; a string is
+    one simple statement), and the names they use."""
 
     guards: GuardSet
-    body: list[str]
+    statements: list[Stmt]
     namespace: dict[str, Any]
     tag: str
     hits: list[int] = field(default_factory=lambda: [0])
 
+    def __post_init__(self) -> None:
+        self.statements = [Code(s) if isinstance(s, str) else s for s in self.statements]
+
+    @property
+    def body(self) -> list[str]:
+        """The body's source lines, with the markers (entry.Release) where the check's locals are dropped."""
+        return render(self.statements)
+
     @property
     def code(self) -> list[str]:
-        """The body as people read it: without the RELEASE_READS markers. In the dispatcher the lines before
-        the first marker (the graph call) read the paths the check bound from its locals, and each marker
-        drops those locals; a body without one gets them dropped before it starts."""
-        return _reusing_reads(self, None)
+        """The body as people read it: without the markers. In the dispatcher the statements before the
+        first marker (the graph call) read the paths the check bound from its locals, and each marker drops
+        those locals; a body without one gets them dropped before it starts."""
+        return render(_reusing_reads(self, None)[0])
 
 
 class Mode(enum.Enum):
@@ -345,18 +357,18 @@ class FunctionCache:
                  "that cannot be evaluated (missing global, wrong type) is a miss", "        ___hit = False"]
         held = e.guards.bound_locals(e.tag)
         release = f"{' = '.join(held)} = None" if held else None
-        body = _reusing_reads(e, release)
-        if held and body is e.body:   # the check's reads are dropped: the call must not find extra references
+        body, marked = _reusing_reads(e, release)
+        if held and not marked:   # the check's reads are dropped: the call must not find extra references
             lines.append(f"    {release}")
-        shared = _sharing_the_rerun(body, f"    return ___eager({self.forward})") if nested else None
+        shared = _sharing_the_rerun(body, f"return ___eager({self.forward})") if nested else None
         lines.append("    if ___hit:")
         if self.count_hits:
             lines.append(f"        ___{e.tag}hits[0] += 1")
         if self.verifier is not None:
             lines.append("        ___vn[0] += 1")       # warm calls since the last verified one
-        lines += [f"        {line}" for line in (body if shared is None else shared)]
+        lines += render(body if shared is None else shared, "        ")
         # (the body returns, or with `shared` reaches the re-run: the miss path alone drops the reads here)
-        miss = release if held and body is not e.body else None
+        miss = release if held and marked else None
         block = self._blocks[key] = (lines, miss, shared is not None)
         return block
 
@@ -383,44 +395,54 @@ def _leading(first: str, rest: str) -> str:
     return f"{first}, {rest}" if rest else first
 
 
-def _reusing_reads(e: Entry, release: str | None) -> list[str]:
-    """e.body with its RELEASE_READS markers replaced by `release` (None: nothing is held) and the lines
-    before the first one reading the check's bound locals (e.body itself when it has no marker)."""
-    marks = [i for i, line in enumerate(e.body) if line.strip() == RELEASE_READS]
-    if not marks:
-        return e.body
-    if release is None:         # nothing to drop: the body as written, a marker alone in a block a `pass`
-        return [line.replace(RELEASE_READS, "pass") for i, line in enumerate(e.body)
-                if i not in marks or e.body[i - 1].rstrip().endswith(":") and _alone(e.body, i)]
-    head = [line if line.rstrip().endswith(":") else   # `try:` and the like stay as they are
-            line[:len(line) - len(line.lstrip())] + e.guards.reuse_reads(line.strip(), e.tag)
-            for line in e.body[:marks[0]]]
-    return head + [line.replace(RELEASE_READS, release) for line in e.body[marks[0]:]]
+def _reusing_reads(e: Entry, release: str | None) -> tuple[list[Stmt], bool]:
+    """(e's statements with each entry.Release replaced by `release` (None: nothing is held) and the ones
+    before the first reading the check's bound locals, whether it has a Release: e's own statements if not)."""
+    if not any(isinstance(s, Release) for s in walk(e.statements)):
+        return e.statements, False
+    if release is None:         # nothing to drop: the body as written, a Release alone in a block a `pass`
+        return _without_releases(e.statements), True
+    return _releasing(e.statements, Code(release), lambda text: e.guards.reuse_reads(text, e.tag), [False]), True
 
 
-def _sharing_the_rerun(body: list[str], rerun: str) -> list[str] | None:
-    """`body` whose eager re-run after a raising graph (`if ___o is None:` ... `rerun`, stitch/guarded_call.py) leaves
-    the block, the rest of the body its `else:`; None where the body has no such re-run or its rest does not
-    end in a top-level return (then nothing else may leave the block). The line left there reads `___eager`
-    (on that cold way only) so the code's names keep their order: a hit's loads keep their indices, and no
-    name moves past 255 (an EXTENDED_ARG more) where it did not before."""
-    if rerun not in body:
+def _without_releases(stmts: Any) -> list[Stmt]:
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Block):
+            out.append(Block(s.head, tuple(_without_releases(s.body)) or (Code("pass"),)))
+        elif not isinstance(s, Release):
+            out.append(s)
+    return out
+
+
+def _releasing(stmts: Any, release: Code, reuse: Callable[[str], str], seen: list[bool]) -> list[Stmt]:
+    """`stmts` with each Release replaced by `release`, and each simple statement before the first
+    (`seen[0]` still False) rewritten by `reuse`."""
+    out: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Block):
+            out.append(Block(s.head, tuple(_releasing(s.body, release, reuse, seen))))
+        elif isinstance(s, Release):
+            seen[0] = True
+            out.append(release)
+        else:
+            out.append(s if seen[0] else replace(s, text=reuse(s.text)))
+    return out
+
+
+def _sharing_the_rerun(body: list[Stmt], rerun: str) -> list[Stmt] | None:
+    """`body` whose eager re-run after a raising graph (the entry.Rerun `rerun` ending the top-level
+    `if ___o is None:` block, stitch/guarded_call.py) leaves the block, the rest of the body its `else:`;
+    None where the body has no such re-run or its rest does not end in a top-level return (then nothing
+    else may leave the block). The statement left there reads `___eager` (on that cold way only) so the
+    code's names keep their order: a hit's loads keep their indices, and no name moves past 255 (an
+    EXTENDED_ARG more) where it did not before."""
+    at = next((i for i, s in enumerate(body) if isinstance(s, Block) and s.body and isinstance(s.body[-1], Rerun)
+               and s.body[-1].text == rerun), None)
+    if at is None or body[at].head != "if ___o is None:" or at + 1 == len(body) or not isinstance(body[-1], Exit):
         return None
-    i = body.index(rerun)
-    start = i - 1
-    while start >= 0 and body[start].startswith("    "):    # the restores before it (stitch/rng_state.py)
-        start -= 1
-    rest = body[i + 1:]
-    if start < 0 or body[start] != "if ___o is None:" or not rest or rest[0].startswith(" ") \
-            or not rest[-1].startswith(("return ", "raise ")):
-        return None
-    return [*body[:i], "    ___eager", "else:", *(f"    {line}" for line in rest)]
-
-
-def _alone(lines: list[str], i: int) -> bool:
-    """Whether no line after lines[i] belongs to the same block."""
-    indent = len(lines[i]) - len(lines[i].lstrip())
-    return i + 1 == len(lines) or len(lines[i + 1]) - len(lines[i + 1].lstrip()) < indent
+    block = body[at]
+    return [*body[:at], Block(block.head, (*block.body[:-1], Code("___eager"))), Block("else:", tuple(body[at + 1:]))]
 
 
 def _forget_lines(files: list[str]) -> None:

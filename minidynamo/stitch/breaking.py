@@ -5,16 +5,17 @@ capture/handlers), and continue in a resume function. Imports capture and stitch
 `prepare_break(ctx, frame, compiled_callee)` takes the root frame stopped *before* the breaking instruction
 (capture restarts and stops there, so nothing of it is half applied) and returns the BreakParts: the graph
 call, the write-backs, the instruction as Python and the live values; `hand_over(frame, parts, resume)`
-adds the lines that call the resume function (partial.py compiles and caches it and assembles the entry).
+adds the statements that call the resume function (partial.py compiles and caches it, assembles the entry).
 `prepare_loop_back` and `loop_state_expr` do the same at a loop header for the loop drivers.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
-import re
 import types
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -33,6 +34,8 @@ from ..errors import CannotResume
 from ..hatches import DISABLED_CODE
 from . import tracebacks
 from .moving import moved
+from . import entry
+from .entry import Block, Code, Exit, Stmt, assign, walk
 from .resume import STACK_PREFIX
 from .stitched import Emitter, writeback_lines
 
@@ -148,10 +151,10 @@ NULL = _Null()
 
 @dataclass
 class BreakParts:
-    """An entry body under construction: `lines` so far, and what the continuation needs."""
+    """An entry body under construction: its statements so far, and what the continuation needs."""
 
     em: BreakEmitter
-    lines: list[str]
+    statements: list[Stmt]
     resume_index: int
     layout: list[bool]
     stack_exprs: list[str]
@@ -190,25 +193,36 @@ def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[
     temps, writes = writeback_lines(ctx, em)
     instr = frame.ins.instrs[frame.current]
     step = Plain(0, [], [], 0) if at_loop_header else execute(frame, instr, em)
-    consumed, pushed, run_lines, offset = step.consumed, step.pushed, step.lines, step.offset
+    consumed, pushed, offset = step.consumed, step.pushed, step.offset
+    # (a plain form's lines bind the names it pushes: `___r = ...`, `___x, ___r = ...`)
+    run: list[Stmt] = [Code(line, tuple(p for p in pushed if p is not None)) for line in step.lines]
     kept = frame.stack[:len(frame.stack) - consumed]
     layout = [v is not None for v in kept] + [p is not None for p in pushed]
     stack_exprs = [em.value(v) for v in kept if v is not None] + [p for p in pushed if p is not None]
     names, values = _live_locals(frame, em, frame.current + offset)
     kept_dead = _dead_arrays(frame, em, names) if keep_dead else []
     if kept_dead:        # eager's frame keeps them until it returns: as many references, as long
-        writes = writes + [f"___k = ({''.join(e + ', ' for e in kept_dead)})"]
+        writes = writes + [assign("___k", f"({''.join(e + ', ' for e in kept_dead)})")]
     # The raiser's locals: inside a try region those before the instruction (its handlers may read any),
     # else the ones the continuation gets. Both are kept by release_temps; so are the stack values below
     # the instruction's operands (a handler's region keeps them; the operands are above its depth).
     raiser_live = _live_locals(frame, em, frame.current) if in_try else (names, values)
     later = stack_exprs + values + kept_dead + raiser_live[1]
-    release, run_lines = release_temps(ctx, em, temps, run_lines, later)
-    writes = writes + release + _drop_rebound(frame, run_lines + later)
-    if raiser_for is not None and run_lines:
-        run_lines = _raise_in_place(frame, em, run_lines, raiser_for, raiser_live,
-                                    len(frame.stack) - consumed if in_try else 0)
-    return BreakParts(em, temps + writes + run_lines, frame.current + offset, layout, stack_exprs, names, values)
+    read_later = _names_in(later)
+    read_run = _names_in(s.text for s in run)
+    release, run = release_temps(ctx, em, temps, run, later, read_run, read_later)
+    writes = writes + release + _drop_rebound(frame, read_run + read_later)
+    if raiser_for is not None and run:
+        run = _raise_in_place(frame, em, run, raiser_for, raiser_live, len(frame.stack) - consumed if in_try else 0)
+    return BreakParts(em, [*temps, *writes, *run], frame.current + offset, layout, stack_exprs, names, values)
+
+
+def _names_in(texts: Any) -> Counter[str]:
+    """The names (entry.names) of generated lines or expressions, counted over all of them."""
+    found: Counter[str] = Counter()
+    for text in texts:
+        found.update(entry.names(text))
+    return found
 
 
 def _dead_arrays(frame: Frame, em: BreakEmitter, live: list[str]) -> list[str]:
@@ -219,42 +233,44 @@ def _dead_arrays(frame: Frame, em: BreakEmitter, live: list[str]) -> list[str]:
     return [e for e in (em.value(v) for v in dead) if not e.isidentifier()]
 
 
-_TEMP = re.compile(r"(?<![\w'\"])(___[vt]\d+)(?![\w'\"])")
-_OUTPUT = re.compile(r"___o\[(\d+)\]")
-
-
-def release_temps(ctx: CaptureContext, em: BreakEmitter, temps: list[str], run_lines: list[str],
-                  later: list[str]) -> tuple[list[str], list[str]]:
+def release_temps(ctx: CaptureContext, em: BreakEmitter, temps: list[Code], run: list[Code], later: list[str],
+                  read_run: Counter[str], read_later: Counter[str]) -> tuple[list[Code], list[Code]]:
     """Drop the entry's own references before the breaking instruction runs, so the objects it touches
     have the references eager Python gives them (`ndarray.resize` refuses an array with one too many).
 
     Eager holds a value read from a source (`obj.buf`) only on the stack, and the instruction consumes
     it: a prelude temp read only by the instruction is moved into it (`(t, t := None)[0]`), other temps
     nothing reads any more are deleted, and graph outputs nothing reads any more are dropped from `___o`.
-    Returns (lines to run before the instruction, the instruction's lines)."""
-    text = "\n".join(later)
-    defined = [line.split(" = ", 1)[0] for line in [*em.prelude, *temps] if _TEMP.fullmatch(line.split(" = ", 1)[0])]
-    uses = {name: sum(_TEMP.findall(line).count(name) for line in run_lines) for name in defined
-            if not re.search(rf"\b{name}\b", text)}          # temps the continuation reads stay
+    `run`: the instruction's statements, `later`: the expressions the continuation reads; read_run and
+    read_later their names. Returns (statements to run before the instruction, the instruction's)."""
+    defined = [s.binds[0] for s in [*em.prelude, *temps] if s.temp]
+    uses = {name: read_run[name] for name in defined if name not in read_later}   # those read later stay
     release = []
     dead = [n for n, k in uses.items() if k == 0]
     if dead:
-        release.append(f"del {', '.join(dead)}")
-    run_lines = [_TEMP.sub(lambda m: moved(m[1]) if uses.get(m[1]) == 1 else m[1], line) for line in run_lines]
-    used = {int(i) for line in [*run_lines, *later] for i in _OUTPUT.findall(line)}
+        release.append(Code(f"del {', '.join(dead)}"))
+    once = frozenset(n for n, k in uses.items() if k == 1)
+    if once:
+        run = [dataclasses.replace(s, moves=s.moves | (once & entry.names(s.text).keys())) for s in run]
+    used = {i for text in [*(s.text for s in run), *later] for i in entry.outputs(text)}
     n = len(em.outputs)
     if any(node.is_call for node in ctx.graph.nodes) and n and len(used) < n:
-        release.append("___o = (" + "".join(f"___o[{i}], " if i in used else "None, " for i in range(n)) + ")")
-    return release, run_lines
+        release.append(assign("___o", "(" + "".join(f"___o[{i}], " if i in used else "None, " for i in range(n)) + ")"))
+    return release, run
 
 
-_ASSIGNED = re.compile(r"^\s*((?:___\w+\s*,\s*)*___\w+)\s*=(?!=)")
-_GENERATED_LOCAL = re.compile(r"___(?:o|r|x|exc|[vtc]\d+)")
+# The entry's own locals a resume call clears: its graph's outputs, the breaking instruction's results and
+# exception, prelude temps, write-back temps, cells (`___k`, the arrays eager's frame keeps, stays).
+_GENERATED = frozenset(("___o", "___r", "___x", "___exc"))
+
+
+def _generated_local(name: str) -> bool:
+    return name in _GENERATED or name[:4] in ("___v", "___t", "___c") and name[4:].isdecimal()
 
 
 def hand_over(frame: Frame, parts: BreakParts, resume: str, wrap: str = "{}",
-              choice: tuple[str, str] | None = None) -> list[str]:
-    """The entry's last lines: call the resume function holding no reference the eager frame would not
+              choice: tuple[str, str] | None = None) -> list[Stmt]:
+    """The entry's last statements: call the resume function holding no reference the eager frame would not
     hold. Its arguments go into a list popped straight onto the call's stack (Python moves those into
     the callee's frame); the entry's temps are cleared, and so is each parameter whose local the resume
     function now holds, or that the function has rebound (eager dropped that reference), and a resume
@@ -266,16 +282,19 @@ def hand_over(frame: Frame, parts: BreakParts, resume: str, wrap: str = "{}",
     passed = set(parts.local_names)
     clear = [p for p in _parameters(frame.code)
              if p in passed or p.startswith(STACK_PREFIX) or not _still_bound(frame, p)]
-    temps = {name.strip() for line in [*parts.em.prelude, *parts.lines] if (m := _ASSIGNED.match(line))
-             for name in m[1].split(",") if _GENERATED_LOCAL.fullmatch(name.strip())}
+    temps = {n for s in walk([*parts.em.prelude, *parts.statements]) for n in s.binds if _generated_local(n)}
     clear += sorted(temps | {"___o"})
-    lines = [f"___m = [{''.join(a + ', ' for a in reversed(args))}]", f"{' = '.join(clear)} = None"]
+    stmts = [assign("___m", f"[{''.join(a + ', ' for a in reversed(args))}]"), Code(f"{' = '.join(clear)} = None")]
     pops = "(" + "___m.pop(), " * len(args) + ")"
     if choice is None:
-        return lines + [f"return {wrap.format(resume + pops)}"]
-    tune, plain = choice
-    return lines + [f"___t = {tune}.begin()", "if ___t & 1:", f"    return {tune}.end(___t, {plain}{pops})",
-                    f"return {tune}.end(___t, {wrap.format(resume + pops)})"]
+        return stmts + [Exit(f"return {wrap.format(resume + pops)}")]
+    return stmts + chosen(choice[0], f"{choice[1]}{pops}", wrap.format(resume + pops))
+
+
+def chosen(tune: str, plain: str, driven: str) -> list[Stmt]:
+    """The statements returning `plain` or `driven` (calls), whichever the LoopChoice `tune` picks."""
+    return [assign("___t", f"{tune}.begin()"), Block("if ___t & 1:", (Exit(f"return {tune}.end(___t, {plain})"),)),
+            Exit(f"return {tune}.end(___t, {driven})")]
 
 
 def _parameters(code: types.CodeType) -> tuple[str, ...]:
@@ -284,15 +303,14 @@ def _parameters(code: types.CodeType) -> tuple[str, ...]:
     return code.co_varnames[:n]
 
 
-def _drop_rebound(frame: Frame, code_after: list[str]) -> list[str]:
+def _drop_rebound(frame: Frame, read_after: Counter[str]) -> list[Code]:
     """Unbind, before the breaking instruction runs, each parameter whose value nothing after reads and that
     eager no longer holds: a local the function rebound or deleted during capture (eager dropped it at the
     store), a resume function's stack argument already consumed (popped by eager). sys.getrefcount and
     `ndarray.resize` in the instruction count those references."""
-    text = "\n".join(code_after)
     dead = [p for p in _parameters(frame.code) if (p.startswith(STACK_PREFIX) or not _still_bound(frame, p))
-            and not re.search(rf"(?<![\w.'\"]){re.escape(p)}(?![\w'\"])", text)]
-    return [f"{' = '.join(dead)} = None"] if dead else []
+            and p not in read_after]
+    return [Code(f"{' = '.join(dead)} = None")] if dead else []
 
 
 def _still_bound(frame: Frame, name: str) -> bool:
@@ -301,9 +319,9 @@ def _still_bound(frame: Frame, name: str) -> bool:
     return source is not None and source.expr() == name
 
 
-def _raise_in_place(frame: Frame, em: BreakEmitter, lines: list[str], raiser_for: Callable[..., Any],
-                    live: tuple[list[str], list[str]], below: int) -> list[str]:
-    """Run `lines` (the breaking instruction); if they raise, hand the exception to a plain function cut
+def _raise_in_place(frame: Frame, em: BreakEmitter, run: list[Stmt], raiser_for: Callable[..., Any],
+                    live: tuple[list[str], list[str]], below: int) -> list[Stmt]:
+    """Run `run` (the breaking instruction); if they raise, hand the exception to a plain function cut
     from the user's code that rebuilds the stack and locals as they were before the instruction and raises
     it there: inside the original exception-table region, with the user's file, line and function name as
     its innermost traceback entry (tracebacks.below: what the instruction's own callees added, without
@@ -317,11 +335,12 @@ def _raise_in_place(frame: Frame, em: BreakEmitter, lines: list[str], raiser_for
     stack = ["None" if i >= below else em.value(v) for i, v in enumerate(frame.stack) if v is not None]
     args = "".join(v + ", " for v in [*values, *stack])
     em.ctx.namespace["___below"] = tracebacks.below
-    return ["___exc = None", "try:", *("    " + line for line in lines), "except BaseException as ___e:",
-            "    ___exc = ___e", "if ___exc is not None:", f"    return {raiser}()({args}___below(___exc))"]
+    return [assign("___exc", "None"), Block("try:", tuple(run)),
+            Block("except BaseException as ___e:", (assign("___exc", "___e"),)),
+            Block("if ___exc is not None:", (Exit(f"return {raiser}()({args}___below(___exc))"),))]
 
 
-def prepare_loop_back(ctx: CaptureContext, frame: Frame, header: int) -> tuple[BreakEmitter, list[str]]:
+def prepare_loop_back(ctx: CaptureContext, frame: Frame, header: int) -> tuple[BreakEmitter, list[Stmt]]:
     """A driven resume function arrived at a driven loop's header (`header` in the original function's
     numbering): return a LoopState to that loop's driver."""
     em = BreakEmitter(ctx, lambda fn: fn)
@@ -329,7 +348,7 @@ def prepare_loop_back(ctx: CaptureContext, frame: Frame, header: int) -> tuple[B
     names, values = _live_locals(frame, em, frame.current)
     layout = [v is not None for v in frame.stack]
     state = loop_state_expr(ctx, header, names, values, [em.value(v) for v in frame.stack if v is not None], layout)
-    return em, temps + writes + [f"return {state}"]
+    return em, [*temps, *writes, Exit(f"return {state}")]
 
 
 def loop_state_expr(ctx: CaptureContext, header: int, names: list[str], values: list[str], stack: list[str],

@@ -26,8 +26,9 @@ from ..capture.instructions import decode
 from ..capture.interpreter import capture_function
 from ..errors import CannotResume
 from ..report import log
-from .breaking import hand_over, loop_state_expr, prepare_break, prepare_loop_back
+from .breaking import chosen, hand_over, loop_state_expr, prepare_break, prepare_loop_back
 from .drivers import loop_driver, plain
+from .entry import Exit, Stmt
 from .loop_choice import LoopChoice
 from .resume import resume_function
 from .stitched import EntryBody, entry_body
@@ -115,8 +116,8 @@ class _Children:
         return [(s, e) for s, e in self.ins.loops if s <= index <= e]
 
 
-def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_header: bool) -> list[str]:
-    """The entry's last lines: call the resume function (breaking.hand_over); inside loops no driver runs
+def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_header: bool) -> list[Stmt]:
+    """The entry's last statements: call the resume function (breaking.hand_over); inside loops no driver runs
     yet, start one per such loop level (innermost called first, each passing what it does not handle to
     the next). At a loop header, the state is handed to that loop's driver instead."""
     ctx = frame.ctx
@@ -138,9 +139,8 @@ def _continuation(kids: _Children, frame: Any, parts: Any, info: ResumeInfo, at_
     if at_header:                  # a real iterator, or too many iterations: the loop's driver takes over
         state = loop_state_expr(ctx, k, list(names), parts.local_exprs, parts.stack_exprs, parts.layout)
         if choice is None:
-            return [f"return {wrap.format(state)}"]
-        return [f"___t = {choice}.begin()", "if ___t & 1:", f"    return {choice}.end(___t, {eager_wrap.format(state)})",
-                f"return {choice}.end(___t, {wrap.format(state)})"]
+            return [Exit(f"return {wrap.format(state)}")]
+        return chosen(choice, eager_wrap.format(state), wrap.format(state))
     compiled = kids.resume(index, tuple(parts.layout), names, drives)
     resume = ctx.bind(compiled, 'resume')
     alternative = None if choice is None else (choice, ctx.bind(plain(compiled), 'plain'))
@@ -177,10 +177,10 @@ def capture_around_break(fn: types.FunctionType, args: tuple, kwargs: dict, reas
     parts = prepare_break(ctx, second.frame, kids.callee, at_header, functools.partial(kids.raiser, k), keep_dead,
                           in_try)
     last = _continuation(kids, second.frame, parts, info, at_header)
-    return PartialCapture(ctx, entry_body(ctx, parts.em, parts.lines + last))
+    return PartialCapture(ctx, entry_body(ctx, parts.em, parts.statements + last))
 
 
 def loop_back_body(fn: types.FunctionType, ctx: Any, frame: Any) -> EntryBody:
     """Entry body of a driven function that came back to its loop header; CannotResume if it cannot be built."""
-    em, lines = prepare_loop_back(ctx, frame, frame.current - resume_info(fn).shift)
-    return entry_body(ctx, em, lines)
+    em, stmts = prepare_loop_back(ctx, frame, frame.current - resume_info(fn).shift)
+    return entry_body(ctx, em, stmts)

@@ -1,9 +1,10 @@
-"""Random streams around a graph call that may be re-run eagerly: the entry lines that save and restore
+"""Random streams around a graph call that may be re-run eagerly: the entry statements that save and restore
 NumPy's global RandomState and every generator the graph reads from the caller.
 
-Imports numpy and graph only; guarded_call.py calls `restoring_rng` on the lines it makes. A graph that
-raises is re-run as plain Python; the draws it made before raising must not count, so the states are saved
-before the graph and put back before that re-run, and the stream is consumed exactly once, as eagerly. Generators made inside the graph
+Imports numpy, graph and stitch.entry; guarded_call.py calls `restoring_rng`, a pass over the statements it
+makes (the restores go before the entry.Rerun). A graph that raises is re-run as plain Python; the draws it
+made before raising must not count, so the states are saved before the graph and put back before that re-run,
+and the stream is consumed exactly once, as eagerly. Generators made inside the graph
 (`np.random.default_rng(seed)`) are made again by the re-run and need nothing.
 
 Saving is on the warm path of every such call, and `np.random.get_state()` costs tens of µs (it builds a
@@ -23,6 +24,7 @@ import numpy as np
 
 from ..graph import ops
 from ..graph.ir import RngSpec
+from .entry import Block, Code, Rerun, Stmt, walk
 
 
 # Legacy draws that read only the bit generator: never the Gaussian cache (`has_gauss`, `gauss`) of the
@@ -80,18 +82,20 @@ def _saves(key: str, graph: Any, inputs: list, namespace: dict) -> tuple[list[st
     return save, restore
 
 
-def restoring_rng(key: str, lines: list[str], graph: Any, inputs: list, namespace: dict) -> list[str]:
-    """`lines` (a guarded graph call) with the random states saved before it and restored before its
-    eager re-run; unchanged when the graph draws nothing or its exception propagates as is (the draws
-    made stand, as eager's)."""
-    if not any(line.startswith("except Exception:") for line in lines):
-        return lines
+def restoring_rng(key: str, stmts: list[Stmt], graph: Any, inputs: list, namespace: dict) -> list[Stmt]:
+    """`stmts` (a guarded graph call first) with the random states saved before them and restored before
+    the eager re-run (entry.Rerun); unchanged when the graph draws nothing or its exception propagates as
+    is (no re-run: the draws made stand, as eager's)."""
+    if not any(isinstance(s, Rerun) for s in walk(stmts)):
+        return stmts
     save, restore = _saves(key, graph, inputs, namespace)
     if not save:
-        return lines
-    out = list(save)
-    for line in lines:
-        if line.startswith("    return ___eager("):      # the eager re-run after the graph raised
-            out += [f"    {r}" for r in restore]
-        out.append(line)
-    return out
+        return stmts
+    return [*map(Code, save), *(_restoring(s, [*map(Code, restore)]) for s in stmts)]
+
+
+def _restoring(stmt: Stmt, restore: list[Stmt]) -> Stmt:
+    """A block of the entry with `restore` before the re-run it holds (any other statement as it is)."""
+    if not isinstance(stmt, Block) or not any(isinstance(s, Rerun) for s in stmt.body):
+        return stmt
+    return Block(stmt.head, tuple(r for s in stmt.body for r in ([*restore, s] if isinstance(s, Rerun) else [s])))

@@ -7,7 +7,6 @@ exactly what runs. (Resume functions after a graph break are where `bytecode` em
 
 from __future__ import annotations
 
-import re
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,23 +19,42 @@ from ..capture.variables.containers import DictVar, ListVar, SequenceVar
 from ..capture.variables.functions import CellBox
 from ..capture.variables.objects import UserObjectVar
 from ..graph.ir import INPUT, Graph, Node
+from .entry import Code, Exit, Stmt, assign
 
 
 @dataclass
 class EntryBody:
-    """Source lines of an entry body (indented by the dispatcher) plus the names they use."""
+    """The statements of an entry body (stitch/entry.py; rendered by the dispatcher) plus the names they use;
+    `calls_graph`: the first statement calls the graph (`___o = <graph>(...)`)."""
 
-    lines: list[str]
+    statements: list[Stmt]
     namespace: dict[str, Any]
     graph: Graph
     graph_key: str
     mutates: bool                       # the graph writes into arrays: never re-run it after a failure
     outputs: list[Node] = field(default_factory=list)
+    calls_graph: bool = False
 
 
-# Expressions that read nothing a write-back could change: names of the entry's parameters and temps,
-# graph outputs, plain literals. Anything else is evaluated once, in the prelude, before any write-back.
-_STABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|___o\[\d+\]|-?[0-9][0-9.e+-]*|'[^'\\]*'|\"[^\"\\]*\"")
+_NUMBER_REST = frozenset("0123456789.e+-")
+
+
+def _stable(expr: str) -> bool:
+    """Whether `expr` reads nothing a write-back could change: the name of a parameter or temp, a graph
+    output, a plain literal (a number, a string without quotes or backslashes inside). Anything else is
+    evaluated once, in the prelude, before any write-back. (Called on expressions Emitter.build spelled.)"""
+    if not expr:
+        return False
+    if expr.isascii() and expr.isidentifier():      # (an ASCII identifier: [A-Za-z_][A-Za-z0-9_]*)
+        return True
+    if expr.startswith("___o[") and expr.endswith("]"):
+        return expr[5:-1].isdecimal()
+    number = expr[1:] if expr[0] == "-" else expr
+    if number[:1].isascii() and number[:1].isdigit() and _NUMBER_REST.issuperset(number):
+        return True
+    quote = expr[0]
+    return quote in "'\"" and len(expr) >= 2 and expr[-1] == quote and quote not in expr[1:-1] \
+        and "\\" not in expr
 
 
 _UNSUBSCRIPTABLE_LITERALS = (int, float, complex, bool, type(None), type(Ellipsis))
@@ -55,7 +73,7 @@ class Emitter:
         self.outputs: list[Node] = []
         self._index: dict[int, int] = {}
         self._input_sources = {id(node): src for src, node in ctx.inputs}
-        self.prelude: list[str] = []
+        self.prelude: list[Code] = []
         self._memo: dict[int, tuple[Var, str]] = {}     # the Var is kept alive so its id stays unique
 
     def value(self, var: Var) -> str:
@@ -63,9 +81,9 @@ class Emitter:
         if hit is not None:
             return hit[1]
         expr = self.build(var)
-        if not _STABLE.fullmatch(expr):
+        if not _stable(expr):
             t = f"___v{len(self.prelude)}"
-            self.prelude.append(f"{t} = {expr}")
+            self.prelude.append(assign(t, expr, temp=True))
             expr = t
         self._memo[id(var)] = (var, expr)
         return expr
@@ -87,11 +105,11 @@ class Emitter:
         if hit is not None:
             return hit[1]
         t = f"___c{len(self.prelude)}"
-        self.prelude.append(f"{t} = {self.constant(types.CellType)}()")
+        self.prelude.append(assign(t, f"{self.constant(types.CellType)}()"))
         self._memo[id(box)] = (box, t)
         if box.value is not None:
             contents = self.value(box.value)
-            self.prelude.append(f"{t}.cell_contents = {contents}")
+            self.prelude.append(Code(f"{t}.cell_contents = {contents}"))
         return t
 
     def build(self, var: Var) -> str:
@@ -125,7 +143,7 @@ class Emitter:
         return self.ctx.bind(value, "k")
 
 
-def _writeback(var: Var, em: Emitter, temps: list[str], writes: list[str]) -> None:
+def _writeback(var: Var, em: Emitter, temps: list[Code], writes: list[Code]) -> None:
     """Write the new contents of a mutated object into the real object. Every value is a stable name (a
     graph output, a parameter, a prelude temp read before any write-back), so the writes use them directly;
     the target itself is found before any write-back too (`lst[0]` may be replaced)."""
@@ -133,45 +151,46 @@ def _writeback(var: Var, em: Emitter, temps: list[str], writes: list[str]) -> No
     appended = getattr(var, "appended_only", lambda: None)()
     if appended is not None:       # only appends, old items never read: append, without reading them
         items = [em.value(v) for v in appended]
-        writes.append(f"{target}.append({items[0]})" if len(items) == 1 else f"{target}.extend(({', '.join(items)},))")
+        writes.append(Code(f"{target}.append({items[0]})" if len(items) == 1 else
+                           f"{target}.extend(({', '.join(items)},))"))
     elif isinstance(var, ListVar):
-        writes.append(f"{target}[:] = [{', '.join(em.value(v) for v in var.items)}]")
+        writes.append(Code(f"{target}[:] = [{', '.join(em.value(v) for v in var.items)}]"))
     elif getattr(var, "changed_only", lambda: None)() is not None:   # existing keys assigned: one by one
-        writes += [f"{target}[{em.constant(k)}] = {em.value(v)}" for k, v in var.changed_only().items()]
+        writes += [Code(f"{target}[{em.constant(k)}] = {em.value(v)}") for k, v in var.changed_only().items()]
     elif isinstance(var, DictVar):
         pairs = ", ".join(f"{em.constant(k)}: {em.value(v)}" for k, v in var.items.items())
         t = f"___t{len(temps)}"
-        temps.append(f"{t} = {{{pairs}}}")
-        writes += [f"{target}.clear()", f"{target}.update({t})"]
+        temps.append(assign(t, f"{{{pairs}}}", temp=True))
+        writes += [Code(f"{target}.clear()"), Code(f"{target}.update({t})")]
     elif isinstance(var, UserObjectVar):
-        writes += [f"{target}.{name} = {em.value(v)}" for name, v in var.writes.items()]
+        writes += [Code(f"{target}.{name} = {em.value(v)}") for name, v in var.writes.items()]
 
 
-def writeback_lines(ctx: CaptureContext, em: Emitter) -> tuple[list[str], list[str]]:
+def writeback_lines(ctx: CaptureContext, em: Emitter) -> tuple[list[Code], list[Code]]:
     """(temps, writes): new contents of every mutated object and written global, computed first, then
     written into the caller's objects in the order they were first mutated."""
-    temps: list[str] = []
-    writes: list[str] = []
+    temps: list[Code] = []
+    writes: list[Code] = []
     for var in ctx.side_effects.objects:
         if var.source is not None:
             _writeback(var, em, temps, writes)
     for (gkey, name), var in ctx.side_effects.globals.items():
-        writes.append(f"{gkey}[{name!r}] = {em.value(var)}")
+        writes.append(Code(f"{gkey}[{name!r}] = {em.value(var)}"))
     for box in ctx.side_effects.cells:      # nonlocal writes into cells that exist outside the capture
-        writes.append(f"{em.cell(box)}.cell_contents = {em.value(box.value)}")
+        writes.append(Code(f"{em.cell(box)}.cell_contents = {em.value(box.value)}"))
     return temps, writes
 
 
 def build_body(ctx: CaptureContext, result: Var) -> EntryBody:
-    """Lines of the entry body for a finished capture whose function returned `result`."""
+    """The entry body for a finished capture whose function returned `result`."""
     em = Emitter(ctx)
     temps, writes = writeback_lines(ctx, em)
     ret = em.value(result)
-    return entry_body(ctx, em, temps + writes + [f"return {ret}"])
+    return entry_body(ctx, em, [*temps, *writes, Exit(f"return {ret}")])
 
 
-def entry_body(ctx: CaptureContext, em: Emitter, lines: list[str]) -> EntryBody:
-    """Fix the graph's outputs (everything `lines` read through `em`) and put the graph call first.
+def entry_body(ctx: CaptureContext, em: Emitter, stmts: list[Stmt]) -> EntryBody:
+    """Fix the graph's outputs (everything `stmts` read through `em`) and put the graph call first.
 
     The graph is called whenever it holds any operation, also one whose result nothing reads: every
     operation the program executed must run, because it may raise (a singular matrix, an index out of
@@ -180,6 +199,6 @@ def entry_body(ctx: CaptureContext, em: Emitter, lines: list[str]) -> EntryBody:
     graph_key = f"___{ctx.tag}graph"
     args = ", ".join(src.expr() for src, _ in ctx.inputs)
     has_ops = any(node.is_call for node in ctx.graph.nodes)
-    head = [f"___o = {graph_key}({args})"] if has_ops else []
-    return EntryBody(head + em.prelude + lines, ctx.namespace, ctx.graph, graph_key,
-                     bool(ctx.mutating_nodes), em.outputs)
+    head = [assign("___o", f"{graph_key}({args})")] if has_ops else []
+    return EntryBody([*head, *em.prelude, *stmts], ctx.namespace, ctx.graph, graph_key,
+                     bool(ctx.mutating_nodes), em.outputs, has_ops)

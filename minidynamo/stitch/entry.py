@@ -117,7 +117,7 @@ def _scan(text: str) -> tuple[dict[str, int], frozenset[int]]:
     """(names, outputs) of `text`, parsed once (an entry's expressions recur: `x`, `___o[0]`)."""
     found: Counter[str] = Counter()
     read: set[int] = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in _nodes(text):
         if isinstance(node, ast.Name):
             found[node.id] += 1
         elif isinstance(node, ast.keyword) and node.arg is not None:
@@ -128,10 +128,20 @@ def _scan(text: str) -> tuple[dict[str, int], frozenset[int]]:
     return dict(found), frozenset(read)
 
 
+def _nodes(text: str) -> Iterator[ast.AST]:
+    """Every node of `text` parsed (ast.walk imports collections as it runs: a capture under a user's
+    `__import__` must not call it where eager Python does not)."""
+    todo = [ast.parse(text)]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
 def _moving(text: str, moves: frozenset[str]) -> str:
     """`text` with each read of a name in `moves` handing the value over (moving.moved)."""
     raw = text.encode()
-    spots = sorted((n.col_offset, n.end_col_offset, n.id) for n in ast.walk(ast.parse(text))
+    spots = sorted((n.col_offset, n.end_col_offset, n.id) for n in _nodes(text)
                    if isinstance(n, ast.Name) and n.id in moves and isinstance(n.ctx, ast.Load))
     out, at = [], 0
     for start, end, name in spots:        # (the parser's offsets count UTF-8 bytes)

@@ -209,7 +209,7 @@ def prepare_break(ctx: CaptureContext, frame: Frame, compiled_callee: Callable[[
     raiser_live = _live_locals(frame, em, frame.current) if in_try else (names, values)
     later = stack_exprs + values + kept_dead + raiser_live[1]
     read_later = _names_in(later)
-    read_run = _names_in(s.text for s in run)
+    read_run = sum((s.reads for s in run), Counter())
     release, run = release_temps(ctx, em, temps, run, later, read_run, read_later)
     writes = writes + release + _drop_rebound(frame, read_run + read_later)
     if raiser_for is not None and run:
@@ -251,7 +251,7 @@ def release_temps(ctx: CaptureContext, em: BreakEmitter, temps: list[Code], run:
         release.append(Code(f"del {', '.join(dead)}"))
     once = frozenset(n for n, k in uses.items() if k == 1)
     if once:
-        run = [dataclasses.replace(s, moves=s.moves | (once & entry.names(s.text).keys())) for s in run]
+        run = [dataclasses.replace(s, moves=s.moves | (once & s.reads.keys())) for s in run]
     used = {i for text in [*(s.text for s in run), *later] for i in entry.outputs(text)}
     n = len(em.outputs)
     if any(node.is_call for node in ctx.graph.nodes) and n and len(used) < n:

@@ -45,6 +45,11 @@ class Code(Stmt):
     temp: bool = False
     moves: frozenset[str] = frozenset()
 
+    @property
+    def reads(self) -> Counter[str]:
+        """The names the line reads or binds, each as often as it occurs (names)."""
+        return names(self.text)
+
     def render(self, pad: str) -> Iterator[str]:
         yield pad + (_moving(self.text, self.moves) if self.moves else self.text)
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import io
 import json
 import math
@@ -41,7 +40,7 @@ import minidynamo as md
 from . import causes as causes_mod
 from . import npbench
 from .corpus.model_styles import CASES
-from .report import RESULTS, table, write
+from .report import RESULTS, load_items, save_rows, table, write
 from .timing import Progress, Spread, TimeLimit, one_blas_thread, time_limit
 
 BEFORE = RESULTS / "real_code_before.json"
@@ -193,16 +192,11 @@ def render(rows: list[Row], before: dict[str, float], quick: bool) -> str:
     return "\n".join(text)
 
 
-def save_rows(rows: list[Row], path: str) -> None:
-    pathlib.Path(path).write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1) + "\n")
-
-
 def load_rows(paths: list[str]) -> list[Row]:
     rows = []
-    for path in paths:
-        for item in json.loads(pathlib.Path(path).read_text()):
-            ratio = Spread(**item.pop("ratio")) if item["ratio"] is not None else item.pop("ratio")
-            rows.append(Row(**{**item, "ratio": ratio}))
+    for item in load_items(paths):
+        ratio = Spread(**item.pop("ratio")) if item["ratio"] is not None else item.pop("ratio")
+        rows.append(Row(**{**item, "ratio": ratio}))
     return rows
 
 

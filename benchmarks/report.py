@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+import json
 import os
 import pathlib
 import platform
@@ -33,6 +35,16 @@ def write(name: str, title: str, body: str, quick: bool) -> pathlib.Path:
     path = folder / f"{name}.md"
     path.write_text(f"# {title}\n\n_{mode}; {machine()}_\n\n{body.rstrip()}\n", encoding="utf-8")
     return path
+
+
+def save_rows(rows: list, path: str) -> None:
+    """A part of a split run: its rows (dataclasses) as JSON, rewritten after each row."""
+    pathlib.Path(path).write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1) + "\n")
+
+
+def load_items(paths: list[str]) -> list[dict]:
+    """The rows saved by save_rows in each of `paths`, as dicts, in order."""
+    return [item for path in paths for item in json.loads(pathlib.Path(path).read_text())]
 
 
 def pyplot():

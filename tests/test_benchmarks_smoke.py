@@ -234,3 +234,31 @@ def test_public_model_cases_load_and_agree(name):
         pytest.skip(f"{name}: {result.error}")
     assert not result.error and result.correct, (result.error, result.mismatch)
     assert result.graphs >= 1
+
+
+def test_jax_npbench_parts_render_with_targets_and_the_hand_written_column(tmp_path, capsys):
+    """benchmarks/jax_npbench.py: rows saved by a part (--rows-out) render through --from, timing nothing:
+    the geomean target, the kernels above 1.1x, the hand-written JAX column, failed rows. (--only keeps the
+    run from writing results/jax_npbench.md.)"""
+    from benchmarks import jax_npbench
+    from benchmarks.timing import Spread
+    rows = [jax_npbench.Row("adi", 9.5, Spread(0.5, 0.45, 0.55, 7), Spread(0.2, 0.2, 0.2, 7), 1.5, 1e-15, "9/9"),
+            jax_npbench.Row("mvt", 20.0, Spread(1.2, 1.1, 1.3, 7), None, 0.3, 0.0, "2/4"),
+            jax_npbench.Row("spmv", error="inputs not built: ImportError: scipy")]
+    part = tmp_path / "part.json"
+    jax_npbench.save_rows(rows, str(part))
+    again = jax_npbench.main(argv=["--from", str(part), "--only", "none"])
+    assert [(r.name, r.compiled, r.hand) for r in again] == [(r.name, r.compiled, r.hand) for r in rows]
+    out = capsys.readouterr().out
+    assert "0.775 (1.29x faster) over 2 kernels | FAIL" in out      # sqrt(0.5 * 1.2)
+    assert "1 above: mvt; worst 1.20 (mvt)" in out and "failed rows: 1" in out
+    assert "| adi | 9.500 | 0.50 (IQR 0.45–0.55) | 0.200 | 1.50 | 1.0e-15 | 9/9 |" in out
+
+
+def test_jax_npbench_relative_error_is_exact_for_integers_and_scaled_for_floats():
+    from benchmarks.jax_npbench import rel_error
+    assert rel_error([np.array([1, 2])], [np.array([1, 2])]) == 0.0
+    assert rel_error([np.array([1, 2])], [np.array([1, 3])]) == float("inf")
+    assert rel_error([np.array([100.0, 1.0])], [np.array([100.0, 1.5])]) == 0.005
+    assert rel_error([np.array([1.0, np.nan])], [np.array([1.0, 2.0])]) == float("inf")
+    assert rel_error([np.zeros((2, 2))], [np.zeros(4)]) == float("inf")

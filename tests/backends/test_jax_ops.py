@@ -15,7 +15,7 @@ import pytest
 
 from tests.backends.jax_support import assert_close, md, run_both
 
-from minidynamo.backends.jax_lowering.table import NOT_LOWERED, TABLE   # noqa: E402  (after the skip)
+from minidynamo.backends.jax_lowering.table import NOT_LOWERED, OUTER_NAMES, TABLE   # noqa: E402
 from minidynamo.graph.ops import INPLACE_NAMES, REGISTRY                 # noqa: E402
 
 RNG = np.random.default_rng(12)
@@ -79,6 +79,35 @@ def test_ufunc(uf, kind, dtype):
     assert_close(got, expected, uf.__name__)
     assert rec.fully_lowered, rec.not_lowered()
     assert rec.fallbacks == 0
+
+
+OUTER_CASES = []
+for _name in sorted(OUTER_NAMES):
+    _uf = REGISTRY[_name].impl.__self__
+    _types = {t.split("->")[0] for t in _uf.types}
+    for _kind, _dtype, _code in (("f", F64, "d"), ("i", I64, "l"), ("b", B, "?")):
+        if any(t[0] == _code for t in _types):      # (ldexp: float, int)
+            OUTER_CASES.append(pytest.param(_uf, _kind, _dtype, id=f"{_name}-{np.dtype(_dtype).name}"))
+            break
+
+
+@pytest.mark.parametrize("uf, kind, dtype", OUTER_CASES)
+def test_ufunc_outer(uf, kind, dtype):
+    """`uf.outer(a, b)`: shape a.shape + b.shape, the values and dtype of NumPy's loop."""
+    x, y = ufunc_args(uf, kind, dtype)
+    got, expected, rec = run_both(lambda a, b: uf.outer(a, b), x[0], y[:2])
+    assert got.shape == (4, 2, 4)
+    assert_close(got, expected, f"{uf.__name__}.outer")
+    assert rec.fully_lowered, rec.not_lowered()
+    assert rec.fallbacks == 0
+
+
+def test_integer_outer_division_by_zero_warns_as_numpy():
+    a, b = np.arange(6, dtype=np.int64), np.array([2, 0, 3], dtype=np.int64)
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        got, expected, rec = run_both(lambda x, y: np.floor_divide.outer(x, y), a, b)
+    assert_close(got, expected) and rec.fully_lowered
+    assert rec.fallbacks == 1           # the division check failed: NumPy ran it, and warned
 
 
 @pytest.mark.parametrize("sym", ["+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>", "<",
@@ -229,7 +258,8 @@ def test_integer_reciprocal_is_not_lowered():
 def test_every_op_is_covered():
     """Each op of the registry (and each in-place operator) is lowered and tested above, or listed as not
     lowered with its reason."""
-    tested = {name for name, op in REGISTRY.items() if isinstance(op.impl, np.ufunc)} | set(OTHER_CASES)
+    tested = {name for name, op in REGISTRY.items() if isinstance(op.impl, np.ufunc)} | set(OTHER_CASES) | {
+        f"{case.values[0].__name__}.outer" for case in OUTER_CASES}
     for name in list(REGISTRY) + sorted(INPLACE_NAMES):
         if name in NOT_LOWERED:
             assert name not in TABLE.rules and len(NOT_LOWERED[name]) > 20, name

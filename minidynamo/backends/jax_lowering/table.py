@@ -21,6 +21,9 @@ from ..aliasing import alias_refusals, sliced_views
 from ..lowering import LoweringTable, OpRule, numpy_surface_not_lowered
 from . import control, fori, indexing, ufuncs
 
+# `uf.outer` of NumPy's binary ufuncs with one output (ufuncs.lower_outer); the other methods stay on NumPy
+OUTER_NAMES = frozenset(name for name, op in REGISTRY.items() if name.endswith(".outer")
+                        and op.impl.__self__.nin == 2 and op.impl.__self__.nout == 1)
 NOT_LOWERED: dict[str, str] = {
     "inv": "NumPy raises LinAlgError on a singular matrix; XLA's LU returns inf/nan, and whether a pivot is "
            "exactly zero depends on rounding XLA does not reproduce",
@@ -34,7 +37,7 @@ NOT_LOWERED: dict[str, str] = {
     **{name: "`x[mask] op= v` writes through a boolean mask in place: not lowered yet (runs on NumPy)"
        for name in REGISTRY if name.startswith("masked_")},
     **ufuncs.NOT_LOWERED,
-    **numpy_surface_not_lowered(REGISTRY),
+    **{k: v for k, v in numpy_surface_not_lowered(REGISTRY).items() if k not in OUTER_NAMES},
 }
 _DTYPES = {np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                  np.uint32, np.uint64, np.float32, np.float64)}
@@ -284,6 +287,8 @@ def _rules() -> dict[str, OpRule]:
             rules[name] = OpRule(ufuncs.lower_ufunc, ufuncs.refuse_ufunc)
     for name in INPLACE_NAMES:
         rules[name] = OpRule(ufuncs.lower_ufunc, ufuncs.refuse_ufunc)
+    for name in OUTER_NAMES:
+        rules[name] = OpRule(ufuncs.lower_outer, ufuncs.refuse_outer)
     for name in ("sum", "prod", "cumsum", "cumprod"):
         rules[name] = _reduction(name, accumulates=True)
     for name in ("mean", "max", "min", "argmax", "argmin", "std", "var", "any", "all"):

@@ -101,6 +101,37 @@ def lower_ufunc(cx: Any, node: Node) -> Any:
     return outs if ufunc.nout > 1 else outs[0]
 
 
+def outer_ufunc(node: Node) -> np.ufunc:
+    """The ufunc of a `name.outer` op (np.add.outer's __self__ is np.add)."""
+    return REGISTRY[node.op].impl.__self__
+
+
+def refuse_outer(node: Node) -> str | None:
+    """`uf.outer(a, b)` of two arrays and a binary ufunc with one output lowers as the ufunc on `a` reshaped
+    to a.shape + (1,) * b.ndim, broadcast against b (NumPy's definition of outer)."""
+    ufunc = outer_ufunc(node)
+    if node.kwargs or len(node.args) != 2 or ufunc.nin != 2 or ufunc.nout != 1:
+        return "ufunc.outer with keywords, or of a ufunc that is not binary with one output, is not lowered"
+    if not all(isinstance(a, Node) and isinstance(a.spec, ArraySpec) for a in node.args):
+        return "ufunc.outer of a Python or NumPy scalar is not lowered"
+    if isinstance(node.spec, ArraySpec) and node.spec.scalar:
+        return "ufunc.outer of two 0-d arrays is a NumPy scalar (its integer overflow warns)"
+    try:
+        loop_dtypes(ufunc, node.args)
+    except (TypeError, ValueError) as e:
+        return f"no NumPy loop resolved for these operands ({e})"
+    return None
+
+
+def lower_outer(cx: Any, node: Node) -> Any:
+    ufunc = outer_ufunc(node)
+    dts = loop_dtypes(ufunc, node.args)
+    x, y = (cx.as_dtype(cx.val(a), dt) for a, dt in zip(node.args, dts))
+    x = jnp.reshape(x, tuple(x.shape) + (1,) * y.ndim)
+    _data_checks(cx, ufunc.__name__, [x, y], dts)
+    return cx.as_dtype(getattr(jnp, ufunc.__name__)(x, y), dts[2])
+
+
 def _small_int_literal(value: Any) -> bool:
     return type(value) in (int, float) and value in (2, 3, 4)
 

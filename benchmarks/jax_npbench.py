@@ -2,10 +2,11 @@
 hand-written JAX kernels (issue 26 item 2: "NPBench preset M geomean at least 2.5x faster than NumPy, no
 kernel slower than 1.1x"), side by side in one run.
 
-Per kernel, three candidates are timed in interleaved rounds (the order flips each round), each call on fresh
-copies of the inputs made outside the timed region: the NumPy kernel eagerly, the same code compiled with
-backend="jax" (after warm calls that let each graph's runner settle on its variant, jax_lowering/choice.py),
-and NPBench's `<kernel>_jax.py` under jax.jit on device arrays, blocked until ready (NPBench's authors
+Per kernel, the NumPy kernel eagerly and the same code compiled with backend="jax" (after warm calls that let
+each graph's runner settle on its variant, jax_lowering/choice.py) are timed in interleaved rounds (the order
+flips each round), each call on fresh copies of the inputs made outside the timed region; then, in rounds
+of their own (its device copies would perturb the allocator under the other two), eager against NPBench's
+`<kernel>_jax.py` under jax.jit on device arrays, blocked until ready (NPBench's authors
 rewrote some kernels for XLA, trmm as a triangular matmul, so that column is what XLA reaches on this
 machine when the code is written for it, not a lowering of the same code). The process runs on one core
 (sched_setaffinity, as the issue's anchor, Codon's 2.4x, is single-threaded; `--all-cores` lifts it) and
@@ -133,6 +134,20 @@ def _timed(fn: Callable, fresh: Callable[[], tuple]) -> int:
     return _clock() - start
 
 
+def _pairs(first: Callable, first_args: Callable[[], tuple], second: Callable, second_args: Callable[[], tuple],
+           rounds: int) -> tuple[list[int], list[int]]:
+    """ns of one call of each, per round, the order flipping each round."""
+    a, b = [], []
+    for r in range(rounds):
+        if r % 2 == 0:
+            a.append(_timed(first, first_args))
+            b.append(_timed(second, second_args))
+        else:
+            b.append(_timed(second, second_args))
+            a.append(_timed(first, first_args))
+    return a, b
+
+
 def measure(kernel: npbench.Kernel, hand: Callable | None, rounds: int, warm_s: float, limit: float) -> Row:
     row = Row(kernel.name)
     rec = Recorder()
@@ -154,31 +169,19 @@ def measure(kernel: npbench.Kernel, hand: Callable | None, rounds: int, warm_s: 
             while calls < 40 and (calls < 8 or time.perf_counter() < deadline):   # the runners' trials
                 compiled(*kernel.fresh())
                 calls += 1
-            jax_fn = None
-            if hand is not None:
+            e, c = _pairs(kernel.fn, kernel.fresh, compiled, kernel.fresh, rounds)
+            jax_fn = hand
+            if jax_fn is not None:      # after, in rounds of their own: its device copies would perturb the others
                 with jax_x64():
-                    jitted = hand
-                    _blocked(jitted(*device_args()))
-                    _blocked(jitted(*device_args()))
-                jax_fn = hand
-            e, c, h = [], [], []
-            for r in range(rounds):
-                order = [0, 1, 2] if r % 2 == 0 else [2, 1, 0]
-                for k in order:
-                    if k == 0:
-                        e.append(_timed(kernel.fn, kernel.fresh))
-                    elif k == 1:
-                        c.append(_timed(compiled, kernel.fresh))
-                    elif jax_fn is not None:
-                        with jax_x64():
-                            h.append(_timed(lambda *a: _blocked(jax_fn(*a)), device_args))
+                    _blocked(jax_fn(*device_args()))        # compiles it, outside the timing
+                    e2, h = _pairs(kernel.fn, kernel.fresh, lambda *a: _blocked(jax_fn(*a)), device_args, rounds)
     except (TimeLimit, Exception) as exc:      # a row, not a crash of the table
         row.error = f"{type(exc).__name__}: {exc}"[:120]
         row.lowered = rec.lowered()
         return row
     row.eager_ms = statistics.median(e) / 1e6
     row.compiled = Spread.of([x / y for x, y in zip(c, e)])
-    row.hand = Spread.of([x / y for x, y in zip(h, e)]) if h else None
+    row.hand = Spread.of([x / y for x, y in zip(h, e2)]) if jax_fn is not None else None
     row.lowered = rec.lowered()
     return row
 

@@ -4,7 +4,8 @@ fn(frame, instr, em) -> Plain`: how the instruction runs as plain Python when a 
 entry runs it after the graph, then continues in a resume function). Each plain form sits next to its
 opcode's handler; `em` spells Vars as expressions (`em.value(var)`, `em.callee(var)`, `em.constant(obj)`).
 
-Imports capture.frame (for types), pyversion and the family modules. A handler is registered with
+The registry itself is registry.py (a leaf the families import); this package imports it and the family
+modules, so importing capture.handlers fills it. A handler is registered with
 `@handler("OPNAME", since=(3, 12), until=(3, 13))`; registrations outside the running version are skipped,
 so version differences live on the decorator, never inside handler bodies. The registry checks that each
 function is named after its opcode (snake_case, with an optional `_3_11`-style suffix).
@@ -12,75 +13,8 @@ function is named after its opcode (snake_case, with an optional `_3_11`-style s
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from typing import Callable
-
-from ... import pyversion
-
-Handler = Callable[..., None]
-HANDLERS: dict[str, Handler] = {}
-# Every registration, for every version (opnames, since, until, function): the coverage tests check the
-# ranges of all five supported versions from whichever Python runs them.
-REGISTRATIONS: list[tuple[tuple[str, ...], tuple[int, int] | None, tuple[int, int] | None, Handler]] = []
-UNSUPPORTED: dict[str, str] = {}
-PLAIN: dict[str, Callable[..., "Plain"]] = {}
-
-
-@dataclass
-class Plain:
-    """An instruction as plain Python: the stack items it consumes, the expressions it pushes (None: a
-    NULL slot), the lines computing them, and where execution goes on (1: after it; 0: at it again, as
-    a conditional jump does on the Python bool computed here)."""
-
-    consumed: int
-    pushed: list[str | None] = field(default_factory=list)
-    lines: list[str] = field(default_factory=list)
-    offset: int = 1
-
-
-def result(consumed: int, expr: str) -> Plain:
-    """The common form: pop `consumed` items, push `___r = expr`."""
-    return Plain(consumed, ["___r"], [f"___r = {expr}"])
-
-
-def handler(*opnames: str, since: tuple[int, int] | None = None,
-            until: tuple[int, int] | None = None) -> Callable[[Handler], Handler]:
-    """Register `fn` for each opname on the Python versions in [since, until]."""
-
-    def deco(fn: Handler) -> Handler:
-        REGISTRATIONS.append((opnames, since, until, fn))
-        if not pyversion.in_range(since, until):
-            return fn
-        for name in opnames:
-            if name in HANDLERS:
-                raise RuntimeError(f"two handlers for {name}: {HANDLERS[name].__name__} and {fn.__name__}")
-            HANDLERS[name] = fn
-        base = re.sub(r"_3_\d+$", "", fn.__name__)
-        if len(opnames) == 1 and base != opnames[0].lower():
-            raise RuntimeError(f"handler for {opnames[0]} must be named {opnames[0].lower()}, not {fn.__name__}")
-        return fn
-
-    return deco
-
-
-def plain_form(*opnames: str, since: tuple[int, int] | None = None,
-               until: tuple[int, int] | None = None) -> Callable[[Callable], Callable]:
-    """Register the plain-Python form of each opname on the Python versions in [since, until]."""
-
-    def deco(fn: Callable) -> Callable:
-        if pyversion.in_range(since, until):
-            for name in opnames:
-                PLAIN[name] = fn
-        return fn
-
-    return deco
-
-
-def unsupported_opcodes(reason: str, *opnames: str) -> None:
-    for name in opnames:
-        UNSUPPORTED[name] = reason
-
+from .registry import (HANDLERS, PLAIN, REGISTRATIONS, UNSUPPORTED, Handler, Plain, handler,  # noqa: F401
+                       plain_form, result, unsupported_opcodes)
 
 from . import (arith, call, classes, compare, containers, context_managers, functions,  # noqa: E402,F401
                imports, jumps, load_store, stack, templates, unsupported)

@@ -17,7 +17,7 @@ from ..variables.const import ConstVar
 from ..variables.containers import TupleVar
 from ..variables.operators import binary_op as apply_binary_op, not_op, unary_op
 from ..variables.strings import CONVERSIONS, format_value as apply_format, join_strings
-from . import Plain, handler, plain_form, result
+from .registry import Plain, handler, plain_form, result
 
 # BinaryOp enum -> Python operator symbol (in-place forms end in "=").
 BINARY_SYMBOLS = {

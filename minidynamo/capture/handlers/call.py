@@ -12,7 +12,7 @@ from ..frame import Frame
 from ..frame_readers import reads_frame
 from ..variables.base import Var, unsupported
 from ..variables.containers import DictVar
-from . import Plain, handler, plain_form, result
+from .registry import Plain, handler, plain_form, result
 
 
 def _pop_callable(frame: Frame) -> tuple[Var, list[Var]]:

@@ -16,7 +16,7 @@ from ..frame import Frame
 from ..sources import NamespaceSource
 from ..variables.base import unsupported
 from ..variables.objects import OpaqueVar
-from . import Plain, handler, plain_form, result
+from .registry import Plain, handler, plain_form, result
 from .imports import builtins_dict
 
 

@@ -9,7 +9,7 @@ from ..frame import Frame
 from ..speculation import speculate_next_jump
 from ..variables.const import ConstVar
 from ..variables.operators import binary_op, contains_op as apply_contains, is_op as apply_is
-from . import Plain, handler, plain_form, result
+from .registry import Plain, handler, plain_form, result
 
 _SYMBOLS = {"LT": "<", "LE": "<=", "EQ": "==", "NE": "!=", "GT": ">", "GE": ">="}
 

@@ -9,7 +9,7 @@ from ..variables.base import unsupported
 from ..variables.const import ConstVar
 from ..variables.containers import DictVar, ListVar, TupleVar, slice_of
 from ..variables.sets import SetVar
-from . import Plain, handler, plain_form, result
+from .registry import Plain, handler, plain_form, result
 from ..breaks import BreakCategory
 
 

@@ -15,7 +15,7 @@ from ..breaks import BreakCategory
 from ..frame import Frame
 from ..variables.base import unsupported
 from ..variables.errstate import ErrstateVar
-from . import Plain, handler, plain_form
+from .registry import Plain, handler, plain_form
 
 
 def _errstate_manager(frame: Frame) -> ErrstateVar:

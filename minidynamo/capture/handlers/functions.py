@@ -10,7 +10,7 @@ from ..variables.base import unsupported
 from ..variables.const import ConstVar
 from ..variables.containers import DictVar
 from ..variables.functions import NestedFunctionVar
-from . import handler
+from .registry import handler
 from ..breaks import BreakCategory
 
 # MAKE_FUNCTION's (3.11/3.12) and SET_FUNCTION_ATTRIBUTE's (3.13+) flags; 3.14 (PEP 649) attaches lazy

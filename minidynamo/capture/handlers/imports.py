@@ -22,7 +22,7 @@ from ..breaks import BreakCategory
 from ..frame import Frame
 from ..sources import ItemSource, NamespaceSource
 from ..variables.base import unsupported
-from . import Plain, handler, plain_form
+from .registry import Plain, handler, plain_form
 
 _BUILTIN_IMPORT = builtins.__dict__["__import__"]
 

@@ -16,7 +16,7 @@ from ..variables.array import ArrayVar
 from ..variables.base import Var
 from ..variables.const import ConstVar
 from ..variables.containers import wrap_constant
-from . import Plain, handler, plain_form
+from .registry import Plain, handler, plain_form
 
 
 def pop_jump_if(frame: Frame, inst: Instr, take: Callable[[Frame, Var], bool]) -> None:

@@ -15,7 +15,7 @@ from ..variables.containers import wrap_constant
 from ..variables.functions import CellBox
 from ..variables.base import MethodVar, unsupported
 from ..variables.objects import SuperVar
-from . import Plain, handler, plain_form, result
+from .registry import Plain, handler, plain_form, result
 from ..breaks import BreakCategory
 
 

@@ -7,7 +7,7 @@ from bytecode import Instr
 
 from ... import pyversion
 from ..frame import Frame
-from . import handler
+from .registry import handler
 
 
 @handler("NOP", "RESUME", "CACHE", "EXTENDED_ARG")

@@ -7,7 +7,7 @@ from bytecode import Instr
 from ..frame import Frame
 from ..variables.const import ConstVar
 from ..variables.templates import CONVERSIONS, interpolation, make_template, template
-from . import Plain, handler, plain_form, result
+from .registry import Plain, handler, plain_form, result
 
 
 # https://docs.python.org/3.14/library/dis.html#opcode-BUILD_INTERPOLATION

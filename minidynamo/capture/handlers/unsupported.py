@@ -3,7 +3,7 @@ capture is a graph break; a test checks every real opcode of the running Python 
 
 from __future__ import annotations
 
-from . import unsupported_opcodes
+from .registry import unsupported_opcodes
 
 unsupported_opcodes(
     "exception handling runs only when an exception is raised, which capture never does symbolically",

@@ -1,5 +1,6 @@
 """auto_cond: a data-dependent `if` whose arms are pure graph code becomes one `cond` node instead of a break.
-Imports capture.postdom, capture.liveness, capture.variables and graph (the interpreter loop lazily).
+Imports capture.postdom, capture.liveness, capture.variables and graph (the interpreter loop is passed in:
+frame.run_until).
 
 At a conditional jump on a single-value ArrayVar, `fold_branch` runs both arms symbolically from the same
 state up to their join point (the branch's immediate post-dominator, or the function's return). An arm
@@ -24,6 +25,7 @@ from .postdom import EXIT, join_point
 from .variables.array import ArrayVar
 from .variables.const import ConstVar
 from .variables.containers import ListIteratorVar, TupleVar, reachable
+from .stops import LoopBack
 
 if TYPE_CHECKING:
     from .frame import Frame
@@ -109,7 +111,7 @@ def fold_next_jump(frame: "Frame", value: Any) -> bool:
 def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -> bool:
     """Try to replace the conditional jump at instruction `jump` (its condition `pred` already popped) by a
     cond node; True when done (the frame then stands at the join, or has its result)."""
-    from . import interpreter, loop_ends, loops
+    from . import loop_ends, loops
     ctx = frame.ctx
     spec = pred.spec
     key = (id(frame), jump)
@@ -141,7 +143,7 @@ def fold_branch(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -
             start = frame.ins.targets[jump] if taken == jump_if_true else jump + 1
             arms[taken] = _run_arm(frame, state, start, join, hoisted)
         _merge(frame, pred, arms, join, hoisted, state, where)
-    except (NotFoldable, GraphBreak, interpreter._LoopBack, AtLoopTest, loop_ends.AtIterationEnd) as e:
+    except (NotFoldable, GraphBreak, LoopBack, AtLoopTest, loop_ends.AtIterationEnd) as e:
         # (AtLoopTest: an arm reached the test of the while loop being folded around it: a `break` or
         # `continue` in the arm; the loop then keeps its break)
         _restore(frame, state, hoisted)
@@ -207,12 +209,11 @@ def check_pure(ctx: Any, state: _State, version: int, mutations: int, nodes: lis
 
 
 def _run_arm(frame: "Frame", state: _State, start: int, join: int, hoisted: list[Node]) -> _Arm:
-    from .interpreter import run_until
     ctx = frame.ctx
     version, mutations = ctx.side_effects.version, len(ctx.mutating_nodes)
     _restore(frame, state, hoisted)
     frame.ip = start
-    run_until(frame, None if join == EXIT else join)
+    frame.run_until(None if join == EXIT else join)
     if (frame.result is None) != (join != EXIT):
         raise NotFoldable("the arm does not reach the join point")
     nodes = _truncate(ctx.graph, state.n_nodes, hoisted)

@@ -1,6 +1,6 @@
 """Loops as graph nodes: `for i in range(...)` whose body is graph code becomes one `fori_loop` node.
 Imports capture.branches, capture.loop_ends, capture.loops, capture.loop_tests, capture.variables and graph
-(the interpreter loop lazily).
+(the interpreter loop is passed in: frame.run_until).
 
 At the loop's FOR_ITER, when the loop would otherwise be run by a loop driver (more iterations than capture
 unrolls, bounds that depend on an enclosing folded loop's index) or has a `break` or a loop in its body,
@@ -40,6 +40,7 @@ from .variables.const import ConstVar
 from .variables.containers import RangeIteratorVar
 from .variables.scalar import ScalarVar
 from .variables.sym_range import SymRangeIteratorVar, _hint, _sym
+from .stops import LoopBack
 
 if TYPE_CHECKING:
     from .frame import Frame
@@ -148,7 +149,6 @@ def _doomed(frame: "Frame", span: tuple[int, int], rng: _Range) -> None:
 
 def _try_fold(frame: "Frame", it: Any, span: tuple[int, int], region: frozenset[int], rng: _Range,
               key: tuple) -> bool:
-    from . import interpreter
     ctx = frame.ctx
     ctx.shape_env.on_varying = _varying
     ctx.fold_attempts += 1
@@ -168,7 +168,7 @@ def _try_fold(frame: "Frame", it: Any, span: tuple[int, int], region: frozenset[
     try:
         loop.names = _carried_names(frame, loop.header, loop.end, loop.exit, exceptions=True, region=region)
         node = _fold(frame, loop, rng, hoisted, placeholders, where)
-    except (NotFoldable, GraphBreak, interpreter._LoopBack, AtLoopTest, AtIterationEnd) as e:
+    except (NotFoldable, GraphBreak, LoopBack, AtLoopTest, AtIterationEnd) as e:
         _drop(frame, placeholders)
         _restore(frame, state, hoisted)
         ctx.folded_log.append(f"line {where[1]}: for not folded: {e}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any
+from typing import Any, Callable, ClassVar
 
 from ..graph.ir import WHERE
 from ..hatches import DISABLED_CODE
@@ -49,6 +49,12 @@ def stdlib_call_reason(module: str, qualname: str) -> str:
 
 class Frame:
     """One activation. `locals` maps names to Vars; `cells` maps cell/free variable names to CellBoxes."""
+
+    # The interpreter loop, passed in: capture/interpreter.py sets both when it loads, so a frame runs its
+    # callees (run: to the return) and the folding passes run arms and bodies (run_until: to an instruction,
+    # None for the return) without importing the layer above them.
+    run: ClassVar[Callable[["Frame"], Var]]
+    run_until: ClassVar[Callable[["Frame", int | None], Var | None]]
 
     def __init__(self, ctx: Any, code: types.CodeType, locals_: dict[str, Var], closure: list[CellBox],
                  globals_: dict, qualname: str, builtins_: BuiltinScope, parent: "Frame | None" = None) -> None:
@@ -168,7 +174,6 @@ class Frame:
     def inline(self, code: types.CodeType, args: dict[str, Var], closure: list[CellBox], globals_: dict,
                qualname: str, builtins_: BuiltinScope) -> Var:
         """Run a callee symbolically in a child frame and return its result."""
-        from . import interpreter
         if self.depth + 1 > self.ctx.inline_limit:
             raise unsupported(BreakCategory.INLINE, f"inlining depth limit ({self.ctx.inline_limit}) reached at {qualname}")
         if code is DISABLED_CODE:
@@ -181,18 +186,17 @@ class Frame:
         child = Frame(self.ctx, code, args, closure, globals_, qualname, builtins_, parent=self)
         if code.co_flags & 0x20:                      # a generator (genexpr): run it now, collect its items
             return self._run_generator(child)
-        return interpreter.run_frame(child)
+        return child.run()
 
     def _run_generator(self, child: "Frame") -> Var:
         """A generator run to its end at call time; its items become a known iterator. Only sound when the
         body changes nothing the consumer could observe in between, so side effects there break."""
-        from . import interpreter
         effects = self.ctx.side_effects
         before = (effects.version, len(self.ctx.mutating_nodes))     # (version: every mutation, repeats too)
         child.yields = []
         # what the generator could read: its arguments and the contents of its closure's cells
         inputs = list(child.locals.values()) + [box.value for box in child.cells.values() if box.value is not None]
-        interpreter.run_frame(child)
+        child.run()
         if (effects.version, len(self.ctx.mutating_nodes)) != before:
             raise unsupported(BreakCategory.SIDE_EFFECT, f"generator {child.qualname} has side effects; running it ahead "
                                              "of its consumer would reorder them")

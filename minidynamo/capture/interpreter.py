@@ -29,6 +29,7 @@ from .sources import LocalSource, stack_labels
 from .variables.base import Var, unsupported
 from .instructions import decode
 from .signatures import code_signature
+from .stops import LoopBack, Stop
 
 
 @dataclass
@@ -40,14 +41,6 @@ class Captured:
     result: Var | None
     frame: Frame | None = None
     loop_back: bool = False     # a driven frame came back to its loop header (see stitch/drivers.py)
-
-
-class _Stop(Exception):
-    """The root frame reached the instruction it was asked to stop before."""
-
-
-class _LoopBack(Exception):
-    """A driven resume function reached its loop header: its iteration is done."""
 
 
 def run_frame(frame: Frame) -> Var:
@@ -71,7 +64,7 @@ def run_until(frame: Frame, until: int | None) -> Var | None:
             instr = instrs[frame.ip]
             visits[frame.ip] = visits.get(frame.ip, 0) + 1
             if frame.stop_at is not None and frame.stop_at == (frame.ip, visits[frame.ip]):
-                raise _Stop()
+                raise Stop()
             if frame.ip in frame.loop_starts:
                 _at_loop_start(frame, visits[frame.ip])
             if ctx.lint is not None and frame.ins.in_try[frame.ip] and not ctx.arm_depth \
@@ -102,6 +95,11 @@ def run_until(frame: Frame, until: int | None) -> Var | None:
     return frame.result
 
 
+# The loop passed to the layers below: a frame runs its callees with frame.run() (run_frame, whose code
+# api.py looks for in tracebacks), the folding passes run arms and bodies with frame.run_until(until).
+Frame.run, Frame.run_until = run_frame, run_until
+
+
 def _at_loop_start(frame: Frame, visit: int) -> None:
     """A driven frame hands back to a driver when it comes round to one of the driven loops' headers; any
     loop that has run `unroll_limit` iterations is handed to a driver in plain Python. Back at the header
@@ -109,7 +107,7 @@ def _at_loop_start(frame: Frame, visit: int) -> None:
     if frame.fori and frame.ip == frame.fori[-1].header:
         raise AtIterationEnd(frame.fori[-1], False)
     if frame.ip in frame.drives and (frame.ip != frame.entry or visit > 1):
-        raise _LoopBack()
+        raise LoopBack()
     if visit > frame.ctx.unroll_limit:
         e = unsupported(codes.UNROLL_LIMIT, f"loop ran {frame.ctx.unroll_limit} iterations during capture; "
                         "the rest is run by a loop driver calling a captured body (the knob: config option "
@@ -194,9 +192,9 @@ def _run(ctx: CaptureContext, fn: types.FunctionType, args: tuple, kwargs: dict,
         frame.cells.update((p, ctx.cell_box(bound.arguments[p], key=p)) for p in passed_cells)
         frame.stop_at, frame.entry, frame.drives = stop_at, entry, frozenset(drives)
         result = run_frame(frame)
-    except _Stop:
+    except Stop:
         return Captured(ctx, None, frame)
-    except _LoopBack:
+    except LoopBack:
         return Captured(ctx, None, frame, loop_back=True)
     except GraphBreak as e:
         e.ctx = ctx

@@ -1,5 +1,5 @@
 """Where an iteration of a for loop being folded (fori.py) ends, and branches that leave it. Imports
-capture.branches, capture.loop_tests, capture.loops and graph (the interpreter loop lazily).
+capture.branches, capture.loop_tests, capture.loops and graph (the interpreter loop is passed in: frame.run_until).
 
 The body's capture runs until control comes back to the loop's header (the iteration is over; a `continue`
 too: AtIterationEnd from the interpreter's loop-start check) or the stack drops below the loop's iterator
@@ -22,6 +22,7 @@ from .loop_tests import truth
 from .loops import _carried_node
 from .postdom import EXIT
 from .variables.scalar import ScalarVar
+from .stops import LoopBack
 
 if TYPE_CHECKING:
     from .frame import Frame
@@ -44,9 +45,8 @@ class AtIterationEnd(Exception):
 def run_iteration(frame: "Frame", loop: Any) -> Any:
     """Run the body from frame.ip to the end of the iteration; whether the loop stops there (False, True
     or a py_bool node)."""
-    from .interpreter import run_until
     try:
-        run_until(frame, None)
+        frame.run_until(None)
     except AtIterationEnd as end:
         if end.loop is not loop:
             raise NotFoldable("the body ends the iteration of another loop") from None
@@ -114,7 +114,6 @@ def fold_iteration_end(frame: "Frame", pred: Any, jump: int, jump_if_true: bool)
     """The branch at `jump` on `pred` inside a loop body, whose arms leave the iteration: a cond whose arms
     run the rest of the iteration and give the carried values and whether the loop stops. On success it
     raises AtIterationEnd (the carried locals are the cond's results); False when it does not fold."""
-    from . import interpreter
     ctx, loop, graph = frame.ctx, frame.fori[-1], frame.ctx.graph
     ctx.fold_attempts += 1
     state = _save(frame)
@@ -131,7 +130,7 @@ def fold_iteration_end(frame: "Frame", pred: Any, jump: int, jump_if_true: bool)
         if same is not None:        # both arms go on (or both stop): no flag to compute
             arms = [([n for n in nodes if n is not outs[-1]], outs[:-1]) for nodes, outs in arms]
         cond = make_cond(graph, pred.node, arms)
-    except (NotFoldable, GraphBreak, interpreter._LoopBack, AtLoopTest) as e:
+    except (NotFoldable, GraphBreak, LoopBack, AtLoopTest) as e:
         _restore(frame, state, hoisted)
         ctx.folded_log.append(f"line {where[1]}: branch to the end of the iteration not folded: {e}")
         return False

@@ -1,5 +1,5 @@
 """The test of a while loop being folded, as one graph value: Python's short-circuit `and`/`or` become conds.
-Imports capture.branches, capture.postdom and graph (the interpreter loop lazily).
+Imports capture.branches, capture.postdom and graph (the interpreter loop is passed in: frame.run_until).
 
 CPython compiles `while a and b:` as a chain of conditional jumps (3.11-3.13: at the top, and again at the
 bottom of the body; 3.14: at the top only, where the back edge lands) whose ways out are the body's first
@@ -171,12 +171,11 @@ def continuation(frame: "Frame", loop: Loop, jump: int, value: Any, hoisted: lis
 
 def _rest(frame: "Frame", loop: Loop, way: int, hoisted: list[Node]) -> Node | bool:
     """Run the test code from instruction `way` to the next test jump and continue there."""
-    from .interpreter import run_until
     if way in (loop.body, loop.exit):
         return way == loop.body
     frame.ip = way
     try:
-        run_until(frame, None)
+        frame.run_until(None)
     except AtLoopTest as at:
         if at.key[0] != id(frame) or at.key[1] not in loop.tests:
             raise NotFoldable("the loop test reaches another loop's test") from None

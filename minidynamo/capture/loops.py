@@ -1,5 +1,6 @@
 """auto_cond for loops: `while <test>:` whose body is pure graph code becomes one `while_loop` node.
-Imports capture.branches, capture.loop_tests, capture.liveness and graph (the interpreter loop lazily).
+Imports capture.branches, capture.loop_tests, capture.liveness and graph (the interpreter loop is passed in:
+frame.run_until).
 
 At a test jump of the loop (loop_tests.py: the first one at the top whose value is an array, or one at the
 bottom after an iteration ran during capture) `fold_while` takes the loop's predicate from there (with
@@ -26,6 +27,7 @@ from .loop_tests import Loop, continuation, find_loop, truth
 from .variables.array import ArrayVar
 from .variables.const import ConstVar
 from .variables.scalar import ScalarVar
+from .stops import LoopBack
 
 if TYPE_CHECKING:
     from .frame import Frame
@@ -54,7 +56,7 @@ def _carried_names(frame: "Frame", start: int, end: int, exit_: int, exceptions:
 def fold_while(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) -> bool:
     """Replace the loop tested at the conditional jump `jump` by a while_loop node; True when done (the
     frame then stands at the loop's exit with the final carried values in its locals)."""
-    from . import interpreter, loop_ends
+    from . import loop_ends
     ctx = frame.ctx
     if not ctx.auto_cond or not isinstance(pred.spec, ArraySpec) or pred.spec.shape != () \
             or frame.ins.in_try[jump]:
@@ -74,7 +76,7 @@ def fold_while(frame: "Frame", pred: ArrayVar, jump: int, jump_if_true: bool) ->
         names = _carried_names(frame, loop.start, loop.end, loop.exit)
         _fold(frame, loop, entry, names, hoisted, placeholders, where)
         frame.ip = loop.exit
-    except (NotFoldable, GraphBreak, interpreter._LoopBack, loop_ends.AtIterationEnd) as e:
+    except (NotFoldable, GraphBreak, LoopBack, loop_ends.AtIterationEnd) as e:
         _drop(frame, placeholders)
         _restore(frame, state, hoisted)
         ctx.folded_log.append(f"line {where[1]}: while not folded: {e}")
@@ -129,7 +131,6 @@ def _body_var(p: Node, initial: Node, loop: str = "while") -> Any:
 
 def _fold(frame: "Frame", loop: Loop, entry: Node, names: list[str], hoisted: list[Node],
           placeholders: list[Node], where: tuple) -> None:
-    from .interpreter import run_until
     ctx, graph = frame.ctx, frame.ctx.graph
     initial = [_carried_node(frame, name, frame.locals.get(name)) for name in names]
     state = _save(frame)               # after the entry test and the initial values, which stay
@@ -140,7 +141,7 @@ def _fold(frame: "Frame", loop: Loop, entry: Node, names: list[str], hoisted: li
         frame.locals[name] = _body_var(p, node)
     frame.ip = loop.body
     try:
-        run_until(frame, None)
+        frame.run_until(None)
         raise NotFoldable("the body leaves the loop (break or return)")
     except AtLoopTest as at:
         if at.key[0] != id(frame) or at.key[1] not in loop.tests:

@@ -1,8 +1,8 @@
 """The dask lowering table: which graph ops run as dask.array operations, and why the others do not.
 
 Imports graph only and never dask (the table names dask.array functions as strings), so the capture can ask
-`refusal(...)` before it records an op on a dask value, and the "dask" backend can ask it per node before it
-lowers a graph. `lower(node, dask_array_module)` gives the callable that runs one node on dask arrays.
+`refusal(...)` before it records an op on a dask value (through graph/lazy_values.py, where this module
+registers it), and the "dask" backend can ask it per node before it lowers a graph. `lower(node, dask_array_module)` gives the callable that runs one node on dask arrays.
 
 An op is lowered only when dask.array computes what NumPy computes: the same shape and dtype (the meta rules
 are NumPy's) and the same values up to the summation order of chunked reductions. Elementwise ufuncs run
@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..graph import lazy_values
 from ..graph.ir import MethodCall, Node, PyScalarSpec, iter_nodes
 from ..graph.ops import INPLACE_NAMES, REGISTRY
 from .lowering import SEQUENCE_OPERAND, converts_sequence, numpy_surface_not_lowered
@@ -208,3 +209,4 @@ def is_lazy(value: Any) -> bool:
     return isinstance(module, str) and module.startswith("dask.array") and hasattr(value, "chunks")
 
 
+lazy_values.register(lazy_values.LazyEngine("dask", is_lazy, refusal))   # capture asks through graph/

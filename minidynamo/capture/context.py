@@ -17,8 +17,8 @@ import numpy as np
 
 from .. import guards as G
 from ..graph import ops
-from ..backends import dask_lowering
 from ..graph.ir import ArraySpec, Graph, Node, PyScalarSpec, RngSpec, iter_nodes, map_nodes
+from ..graph import lazy_values
 from ..graph.errstate import ERRSTATE
 from ..graph.symbolic import ShapeEnv
 from .frame import locate
@@ -164,7 +164,7 @@ class CaptureContext:
             return OpaqueVar(value, source)
         if t is np.ndarray or isinstance(value, np.generic):
             return self._graph_input(value, source)
-        if dask_lowering.is_lazy(value):
+        if lazy_values.is_lazy(value):
             return self._lazy_input(value, source)
         if t in RNG_TYPES:
             return rng_input(self, value, source)
@@ -412,7 +412,7 @@ class CaptureContext:
         g_kwargs = {k: self.to_arg(v) for k, v in kwargs.items()}
         lazy = next((n.meta["lazy"] for n in iter_nodes((g_args, g_kwargs)) if "lazy" in n.meta), None)
         if lazy is not None:    # an op on a dask value is captured only if dask computes what NumPy would
-            why = dask_lowering.refusal(opdef.name, target, g_args, g_kwargs) or (
+            why = lazy_values.refusal(opdef.name, target, g_args, g_kwargs) or (
                 "dask computes it later, outside `with np.errstate(...)`" if self.errstate else None)
             if why is not None:
                 raise unsupported(BreakCategory.UNSUPPORTED, f"{opdef.name} on a dask array: {why}")

@@ -1,8 +1,8 @@
-"""LazyArrayVar: a dask array (or a value computed from one) in the graph. Imports variables.array and
-backends.dask_lowering (a table of names; nothing here imports dask).
+"""LazyArrayVar: a dask array (or a value computed from one) in the graph. Imports variables.array (the
+dask backend's table answers through graph/lazy_values.py; nothing here imports dask or a backend).
 
 A dask array with known chunks is captured like an ndarray of the same shape and dtype, but only into ops
-whose dask.array implementation gives NumPy's shape, dtype and values (`dask_lowering.refusal`): anything
+whose dask.array implementation gives NumPy's shape, dtype and values (`lazy_values.refusal`): anything
 else (an in-place write, a NumPy-only function, a dask method such as `.rechunk()`) is a graph break, so
 it runs as the plain Python it is and the captured code never differs from what dask itself would do. A
 reduction of a dask array is a 0-d dask array, not a NumPy scalar; `type(v)` is the dask class.

@@ -31,7 +31,7 @@ def as_index(lst: list) -> np.ndarray:
 
 def dynamic_index(frame: "Frame", key: Var) -> Var:
     """`key` as an index array when it is a list or range of dynamic length (else `key` itself)."""
-    from ..context import LazyListVar
+    from .lazy_list import LazyListVar
     from .sym_range import SymRangeVar
     ctx = frame.ctx
     if isinstance(key, SymRangeVar):

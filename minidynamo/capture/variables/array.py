@@ -20,6 +20,7 @@ from .. import break_codes as codes
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
+from .hooks import HOOKS
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -116,8 +117,8 @@ class ArrayVar(Var):
         return frame.ctx.record(opdef, [self, *args], kwargs, target=MethodCall(name))
 
     def getitem(self, frame: "Frame", key: Var) -> Var:
-        from .dynamic_index import dynamic_index
-        return frame.ctx.record(_op("getitem"), [self, dynamic_index(frame, key)], {}, target=operator.getitem)
+        key = HOOKS.dynamic_index(frame, key)
+        return frame.ctx.record(_op("getitem"), [self, key], {}, target=operator.getitem)
 
     def setitem(self, frame: "Frame", key: Var, value: Var) -> None:
         if self.spec.scalar:
@@ -130,8 +131,7 @@ class ArrayVar(Var):
 
     def make_iterator(self, frame: "Frame") -> Var:
         # each step reads x[i] when the loop reaches it (an iteration sees earlier iterations' writes)
-        from .lazy_iterators import ArrayIteratorVar
-        return ArrayIteratorVar(frame, self)
+        return HOOKS.array_iterator(frame, self)
 
     def length(self, frame: "Frame") -> int:
         """len() as a Python int (a symbolic first size is specialized, with its guard); `len(x)` itself

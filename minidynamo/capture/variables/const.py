@@ -16,6 +16,7 @@ import numpy as np
 
 from ...graph.symbolic import Sym
 from .base import Var, unsupported
+from .hooks import HOOKS
 from ..breaks import BreakCategory
 
 if TYPE_CHECKING:
@@ -88,9 +89,9 @@ class ConstVar(Var):
             return ConstVar(attr)
         if isinstance(v, str):
             return BoundConstMethodVar(self, name)
-        from .descriptors import class_attribute, is_user_class
-        if is_user_class(v):
-            return class_attribute(frame, self, name)
+        attribute = HOOKS.user_class_attribute(frame, self, name)
+        if attribute is not None:
+            return attribute
         raise unsupported(BreakCategory.UNSUPPORTED, f"attribute {name!r} of constant {type(v).__name__}")
 
     def getitem(self, frame: "Frame", key: Var) -> Var:
@@ -128,21 +129,7 @@ class ConstVar(Var):
         if isinstance(v, type) and (issubclass(v, np.generic) or v in (np.dtype, np.finfo, np.iinfo)) and \
                 all_constant(args, kwargs):
             return fold(frame, v, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
-        if v is np.ndarray:
-            from .numpy_ns import construct_ndarray
-            return construct_ndarray(frame, args, kwargs)
-        from .getters import GETTER_TYPES, call_getter, is_getter
-        if v in GETTER_TYPES and all_constant(args, kwargs):     # itemgetter(0): an immutable constant
-            return fold(frame, v, *[a.as_constant() for a in args], **{k: a.as_constant() for k, a in kwargs.items()})
-        if is_getter(v):
-            return call_getter(frame, v, args, kwargs)
-        from .namedtuples import construct, is_namedtuple_class
-        if is_namedtuple_class(v):
-            return construct(frame, v, args, kwargs)
-        from . import new_objects
-        if new_objects.is_plain_class(v):
-            return new_objects.construct(frame, v, args, kwargs)
-        raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
+        return HOOKS.call_constant(frame, self, args, kwargs)      # classes, getters (class_calls.py)
 
     def reconstruct(self, out: Any) -> str:
         if self.source is not None:
@@ -165,8 +152,7 @@ class BoundConstMethodVar(Var):
         if isinstance(value, (np.dtype, np.generic)):
             allowed = {"item", "astype", "__index__"} if isinstance(value, np.generic) else set()
         if type(value) is str and self.name == "format" and not all_constant(args, kwargs):
-            from .strings import format_method
-            return format_method(frame, value, args, kwargs)
+            return HOOKS.format_method(frame, value, args, kwargs)
         if self.name not in allowed or not all_constant(args, kwargs):
             raise unsupported(BreakCategory.CALL, f"calling {self.describe()}")
         fn = getattr(value, self.name)

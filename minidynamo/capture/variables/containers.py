@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
+from .hooks import HOOKS
 from ..breaks import BreakCategory
 
 if TYPE_CHECKING:
@@ -155,8 +156,7 @@ class ListVar(SequenceVar):
         if name == "sort" and not args and set(kwargs) <= {"reverse"}:
             # No key: no code runs while CPython sorts (it shows the list empty then), so this is sorted()'s
             # order of the same items, stable, decided on capture-time constants or a break.
-            from .stdlib import sorted_list
-            order = sorted_list(frame, self, kwargs)
+            order = HOOKS.sorted_list(frame, self, kwargs)
             self._mutate(frame); self.items[:] = order.items; return ConstVar(None)
         return super().call_method(frame, name, args, kwargs)
 

@@ -19,6 +19,7 @@ from ..breaks import BreakCategory
 from ..sources import AttrSource, NamespaceSource
 from .base import Var, unsupported
 from .functions import BoundMethodVar, UserFunctionVar
+from .hooks import HOOKS
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -116,3 +117,9 @@ def is_user_class(value: Any) -> bool:
     """A class defined in Python (not a builtin or NumPy type, whose attributes are C functions)."""
     module = getattr(value, "__module__", "") or ""
     return isinstance(value, type) and module != "builtins" and module.split(".")[0] != "numpy"
+
+
+@HOOKS.provide
+def user_class_attribute(frame: "Frame", cls_var: Var, name: str) -> Var | None:
+    """ConstVar.getattr of a class defined in Python (None: another constant, whose attribute breaks)."""
+    return class_attribute(frame, cls_var, name) if is_user_class(cls_var.value) else None

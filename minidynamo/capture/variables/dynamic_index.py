@@ -19,6 +19,7 @@ import numpy as np
 
 from ...graph import ops
 from .base import Var
+from .hooks import HOOKS
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -29,6 +30,7 @@ def as_index(lst: list) -> np.ndarray:
     return np.asarray(lst) if lst else np.empty(0, np.intp)
 
 
+@HOOKS.provide
 def dynamic_index(frame: "Frame", key: Var) -> Var:
     """`key` as an index array when it is a list or range of dynamic length (else `key` itself)."""
     from .lazy_list import LazyListVar

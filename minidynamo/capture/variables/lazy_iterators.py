@@ -15,6 +15,7 @@ from ..breaks import BreakCategory
 from .base import unsupported
 from .const import ConstVar
 from .containers import ListIteratorVar, TupleVar, iter_at, reachable
+from .hooks import HOOKS
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -54,6 +55,12 @@ class ArrayIteratorVar(_SteppedIterator):
         if self.reverse:
             source = f"{out.constant(reversed)}({source})"
         return f"{out.constant(iter_at)}({source}, {self.pos})"
+
+
+@HOOKS.provide
+def array_iterator(frame: "Frame", array: Var) -> Var:
+    """iter(x) of an array: each step reads x[i] when the loop reaches it (ArrayVar.make_iterator)."""
+    return ArrayIteratorVar(frame, array)
 
 
 class ReversedListIteratorVar(_SteppedIterator):

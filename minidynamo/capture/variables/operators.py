@@ -16,7 +16,7 @@ from .base import Var, unsupported
 from .const import ConstVar, fold, is_literal
 from .containers import ListVar, SequenceVar
 from .scalar import ScalarVar, is_number_constant, is_scalar
-from .sets import SetVar, set_binary
+from .hooks import HOOKS
 from ..breaks import BreakCategory
 
 if TYPE_CHECKING:
@@ -43,8 +43,7 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
     the arguments keep Python's order)."""
     if sym in ("%", "%=") and isinstance(a, ConstVar) and type(a.value) is str and not b.is_constant():
         from .containers import TupleVar
-        from .strings import percent_format
-        return percent_format(frame, a.value, list(b.items) if isinstance(b, TupleVar) else [b])
+        return HOOKS.percent_format(frame, a.value, list(b.items) if isinstance(b, TupleVar) else [b])
     if _is_array(a) or _is_array(b):
         if isinstance(a, SequenceVar) and sym.endswith("=") and sym not in ("==", "<=", ">=", "!="):
             # `lst += x` extends the list with x's rows, `tup += x` rebinds to an array: Python's semantics
@@ -65,16 +64,16 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
         return a
     if isinstance(a, SequenceVar) and sym in ("+", "*", "+=", "*="):
         return a.binary(frame, sym.rstrip("="), b)
-    if isinstance(a, SetVar) or isinstance(b, SetVar):
-        return set_binary(frame, sym, a, b)
+    with_a_set = HOOKS.set_operation(frame, sym, a, b)
+    if with_a_set is not None:
+        return with_a_set
     if sym in ("==", "!=") and not (_is_array(a) or _is_array(b)) and _equality_is_identity(a) \
             and _equality_is_identity(b):
         same = _identity(a, b)
         if same is not None:
             return ConstVar(same if sym == "==" else not same)
     if sym in ("+", "+="):
-        from .strings import concat
-        joined = concat(a, b)
+        joined = HOOKS.concat(a, b)
         if joined is not None:
             return joined
     raise unsupported(BreakCategory.UNSUPPORTED, f"{a.describe()} {sym} {b.describe()}")

@@ -22,6 +22,7 @@ from .base import Var, unsupported
 from .builtins import builtin
 from .const import ConstVar
 from .containers import ListIteratorVar, iter_at, wrap_constant
+from .hooks import HOOKS
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -153,6 +154,12 @@ class SetVar(Var):
         if name in ("issubset", "issuperset", "isdisjoint") and len(args) == 1:
             return ConstVar(getattr(self.real, name)(_operand(_part(frame, args[0]))))
         raise unsupported(BreakCategory.CALL, f"set.{name}() on {self.describe()}")
+
+@HOOKS.provide
+def set_operation(frame: "Frame", sym: str, a: Var, b: Var) -> Var | None:
+    """`a <sym> b` when either operand is a SetVar (set_binary), else None (operators.binary_op asks)."""
+    return set_binary(frame, sym, a, b) if isinstance(a, SetVar) or isinstance(b, SetVar) else None
+
 
 def set_binary(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
     """`a <sym> b` with a SetVar operand: a new SetVar (`|`, `&`, `-`, `^`, its left a SetVar), the left

@@ -23,6 +23,7 @@ from .builtins import BUILTINS, builtin
 from .const import ConstVar, all_constant, fold
 from .containers import ListVar, TupleVar
 from .lazy_iterators import run_ahead
+from .hooks import HOOKS
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -100,6 +101,7 @@ def _sorted(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) ->
     return sorted_list(frame, args[0], kwargs)
 
 
+@HOOKS.provide
 def sorted_list(frame: "Frame", iterable: Var, kwargs: dict[str, Var]) -> Var:
     """sorted(iterable, **kwargs) (key=, reverse=) as a ListVar of the same item Vars, in Python's order."""
     items = _items(frame, iterable)

@@ -23,6 +23,7 @@ from .array import ArrayVar
 from .base import Var, unsupported
 from .const import ConstVar, fold
 from .scalar import ScalarVar
+from .hooks import HOOKS
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -81,6 +82,7 @@ def format_value(frame: "Frame", value: Var, conversion: str | None, spec: Var) 
 _METHOD_CONVERSIONS = {None: None, "s": "str", "r": "repr", "a": "ascii"}
 
 
+@HOOKS.provide
 def format_method(frame: "Frame", template: str, args: list[Var], kwargs: dict[str, Var]) -> Var:
     """`template.format(*args, **kwargs)` with values only the graph knows: str.format formats each field as
     an f-string does (`format(conversion(value), spec)`), so it is that f-string's pieces. Fields that index
@@ -126,6 +128,7 @@ _PERCENT = re.compile(r"%(\([^)]*\))?[-+ #0]*(\*|\d+)?(?:\.(\*|\d*))?[hlL]?(.)",
 _FLOAT_TYPES, _INT_TYPES = set("eEfFgG"), set("diouxX")
 
 
+@HOOKS.provide
 def percent_format(frame: "Frame", template: str, values: list[Var]) -> Var:
     """`template % values` (values: the items of the tuple on the right, or the one value there), made in
     plain Python when needed, as an f-string's text is. Deferred only when it cannot raise or warn whatever
@@ -172,6 +175,7 @@ def join_strings(pieces: list[Var]) -> Var:
     return JoinedStrVar(pieces)
 
 
+@HOOKS.provide
 def concat(a: Var, b: Var) -> Var | None:
     """`a + b` when one is text made in the entry and the other a str (None: not such a case)."""
     def is_text(v: Var) -> bool:

@@ -24,7 +24,8 @@ from . import config as _config
 from .dispatch import gc_pause
 from .backends import call_backend, get_backend, is_own_backend, returns_numpy_arrays
 from .dispatch.cache import Entry, FunctionCache, Mode, Stats, signature_text
-from .capture import break_codes as _codes, fori as _fori, interpreter as _interpreter
+from .capture import break_codes as _codes, interpreter as _interpreter
+from .capture.fold import fori as _fori
 from .capture.breaks import BreakCategory, BreakReason
 from .capture.interpreter import capture_function
 from .capture.later_steps import mark_handed_on

@@ -78,7 +78,7 @@ def test_skipping_the_restart_gives_what_the_restart_gives(monkeypatch):
 
 def test_a_loops_control_flow_is_analysed_once_per_code_object():
     # every test of a loop asked for its instructions' successors again (72 times in fuzz seed 14)
-    from minidynamo.capture.postdom import successors
+    from minidynamo.capture.fold.postdom import successors
     code = long_loop_then_print.__code__
     assert successors(code) is successors(code)
     check(long_loop_then_print, np.ones(2), 3, calls=[(np.ones(2), 70)])

@@ -44,6 +44,8 @@ from .variables.errstate import ErrstateClassVar
 from .variables.rng import RNG_TYPES, RngClassVar, RngVar, rng_input
 from .variables.scalar import SCALAR_TYPES, ScalarVar
 from .variables import deep_copies, stdlib  # noqa: F401  (register copy.deepcopy, map, operator.* ... in BUILTINS)
+# the providers of variables.hooks.HOOKS, the core kinds' calls into the kinds above them:
+from .variables import class_calls, descriptors, dynamic_index, lazy_iterators, sets, strings  # noqa: F401
 from .variables.sets import SourcedSetVar  # (the module registers set in BUILTINS)
 from .signatures import code_signature
 from . import break_codes as codes, mask_counts

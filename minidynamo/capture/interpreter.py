@@ -16,13 +16,13 @@ from typing import Any
 from .. import guards as G
 from ..errors import GraphBreak
 from .builtin_scope import BuiltinScope
-from .branches import ARM_OPCODES, ARM_STEP_BUDGET, FORI_OPCODES
+from .fold.branches import ARM_OPCODES, ARM_STEP_BUDGET, FORI_OPCODES
 from . import break_codes as codes
 from .breaks import BreakCategory, BreakReason
 from .dynamic_shapes import STATIC, ShapePolicy
 from .context import CaptureContext
-from .fori import ForiState
-from .loop_ends import AtIterationEnd
+from .fold.fori import ForiState
+from .fold.loop_ends import AtIterationEnd
 from .frame import Frame
 from .handlers import HANDLERS, UNSUPPORTED
 from .sources import LocalSource, stack_labels

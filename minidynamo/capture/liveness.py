@@ -26,7 +26,7 @@ def live_in(code: types.CodeType, exceptions: bool = False) -> tuple[frozenset[s
     """live_in(code)[i]: locals that may be read at or after instruction i; None when not analysable.
     `exceptions`: analyse code with try/with regions too (an instruction inside one may go on at its
     handler) and with cells (fast locals only: a cell is never a STORE_FAST/LOAD_FAST name), for a loop
-    being folded (capture/fori.py), which needs the fast locals read after it."""
+    being folded (capture/fold/fori.py), which needs the fast locals read after it."""
     ins = decode(code)
     if not exceptions and (any(ins.in_try) or code.co_cellvars or code.co_freevars):
         return None

@@ -8,7 +8,7 @@ another's, a rule that needs a concrete size) cannot be guarded and breaks (on_v
 symbol per mask node, so every selection by the same mask has the same length and selections by two masks
 never share one; np.nonzero (one-argument np.where) of a node gives index arrays of that node's symbol. A
 branch on a count one of whose ways only raises (`assert len(X[X < 0]) == 0`) is speculated instead
-(capture/speculation.py). Only for backends that run NumPy's own code (api passes `mask_counts`): engines that need
+(capture/fold/speculation.py). Only for backends that run NumPy's own code (api passes `mask_counts`): engines that need
 static shapes keep the break before the selection.
 """
 

@@ -1,6 +1,6 @@
 """Comparisons that answer with one Python bool (np.allclose, np.array_equal, np.array_equiv), np.isclose,
 NumPy's testing assertions (np.testing.assert_allclose & co), and `check`, the runtime test of a branch whose
-other way only raises (capture/speculation.py). Imports numpy and graph.meta/ir only.
+other way only raises (capture/fold/speculation.py). Imports numpy and graph.meta/ir only.
 
 The assertions and `check` are *checking* ops (OpDef.checks): they return None or raise, and their exception
 makes the compiled function run again eagerly (with every array the graph wrote restored), so the program

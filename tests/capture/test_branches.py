@@ -1,4 +1,4 @@
-"""capture/branches.py (auto_cond): a data-dependent `if` with pure arms is one cond node, no break; anything
+"""capture/fold/branches.py (auto_cond): a data-dependent `if` with pure arms is one cond node, no break; anything
 else keeps today's break. Differential against eager throughout, with inputs that take both arms."""
 
 from __future__ import annotations
@@ -282,7 +282,7 @@ def test_compile_counter_sees_one_graph_for_both_paths():
 
 def test_join_point_is_the_immediate_post_dominator():
     from minidynamo.capture.instructions import decode
-    from minidynamo.capture.postdom import EXIT, join_point
+    from minidynamo.capture.fold.postdom import EXIT, join_point
 
     def both_return(x):
         if x:

@@ -1,4 +1,4 @@
-"""A for loop whose fold into a fori_loop node was refused (capture/fori.py) is not tried again: not at the
+"""A for loop whose fold into a fori_loop node was refused (capture/fold/fori.py) is not tried again: not at the
 next iteration of an enclosing loop, not in the restart, not in a recompile or a resume function's next
 variant (issue 28: one seed's resume function re-ran 66 refused bodies per capture). Differential: the
 loops run unrolled and driven exactly as eager, cold and warm, and over the shapes that recapture."""
@@ -9,7 +9,7 @@ import numpy as np
 
 import minidynamo as md
 from minidynamo import api
-from minidynamo.capture import fori
+from minidynamo.capture.fold import fori
 from tests.conftest import check
 
 

@@ -1,4 +1,4 @@
-"""capture/fori.py: a `for i in range(...)` loop the capture would hand to a driver (past `unroll_limit`, a
+"""capture/fold/fori.py: a `for i in range(...)` loop the capture would hand to a driver (past `unroll_limit`, a
 break, an inner loop) whose body is graph code is one fori_loop node: no driver, no per-iteration call.
 Differential throughout (results, exceptions, printed output, arguments after the call), plus the graphs."""
 

@@ -1,4 +1,4 @@
-"""A test on the index of a for loop being folded (capture/fori.py) against a constant or a size, `if j == 68:
+"""A test on the index of a for loop being folded (capture/fold/fori.py) against a constant or a size, `if j == 68:
 break` in `for j in range(66)`, is decided for the whole range when it has one answer there (the shape env's
 loop-index rule: graph/symbolic.py), instead of refusing the fold: the loop is one fori_loop node, not 64
 unrolled iterations and a driver (issue 28: fuzz seeds 8 and 203, 1.4 s and 0.7 s of capture, were such

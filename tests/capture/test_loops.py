@@ -1,4 +1,4 @@
-"""capture/loops.py: a `while` on an array's value with a pure body is one while_loop node, no break; it runs
+"""capture/fold/loops.py: a `while` on an array's value with a pure body is one while_loop node, no break; it runs
 0, 1 or many times exactly as eager does. Anything else keeps today's break (differential throughout)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Branches whose other way only raises (capture/speculation.py), np.allclose & co answering one Python
+"""Branches whose other way only raises (capture/fold/speculation.py), np.allclose & co answering one Python
 bool, and np.testing's assertions as ops: one graph, and the program's own exception when they fail."""
 
 import warnings

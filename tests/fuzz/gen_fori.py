@@ -1,5 +1,5 @@
 """Fuzzer feature `fori`: `for i in range(...)` loops long enough (or with a `break`, or an inner loop) for
-capture to fold them into fori_loop nodes (capture/fori.py). Bodies write into arrays through indices made
+capture to fold them into fori_loop nodes (capture/fold/fori.py). Bodies write into arrays through indices made
 from the loop index (`acc[i % m] += ...`, into arguments too), carry arrays and Python numbers, leave
 with a data-dependent `break` or `continue`, raise in some iteration (an integer division by zero, an index
 array out of range), nest a short inner loop, and sometimes do what keeps today's driver (a print, a list

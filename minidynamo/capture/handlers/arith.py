@@ -8,10 +8,10 @@ import operator
 from bytecode import BinaryOp, Instr
 
 from ..breaks import BreakCategory
-from ..branches import fold_next_jump
+from ..fold.branches import fold_next_jump
 from ..frame import Frame
 from ..masked_updates import masked_update
-from ..speculation import speculate_next_jump
+from ..fold.speculation import speculate_next_jump
 from ..variables.base import unsupported
 from ..variables.const import ConstVar
 from ..variables.containers import TupleVar

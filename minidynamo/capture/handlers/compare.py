@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from bytecode import Instr
 
-from ..branches import fold_next_jump
+from ..fold.branches import fold_next_jump
 from ..frame import Frame
-from ..speculation import speculate_next_jump
+from ..fold.speculation import speculate_next_jump
 from ..variables.const import ConstVar
 from ..variables.operators import binary_op, contains_op as apply_contains, is_op as apply_is
 from .registry import Plain, handler, plain_form, result

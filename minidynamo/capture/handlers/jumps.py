@@ -1,5 +1,5 @@
 """Control flow: conditional and unconditional jumps, GET_ITER / FOR_ITER (loops are unrolled, or folded
-into a fori_loop node: capture/fori.py), RETURN_*."""
+into a fori_loop node: capture/fold/fori.py), RETURN_*."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Callable
 from bytecode import Instr
 
 from ... import pyversion
-from ..branches import fold_branch, stop_at_loop_test
-from ..fori import fold_for
+from ..fold.branches import fold_branch, stop_at_loop_test
+from ..fold.fori import fold_for
 from ..frame import Frame
-from ..speculation import speculate
+from ..fold.speculation import speculate
 from ..variables.array import ArrayVar
 from ..variables.base import Var
 from ..variables.const import ConstVar

@@ -1,7 +1,7 @@
 """Calls the core Var kinds (base, const, scalar, array, containers, operators) make into the kinds built on
 them, passed in rather than imported: each slot is filled by the module that defines it, with
-`@HOOKS.provide`, when that module loads (variables/__init__.py imports every provider), so the core
-imports nothing above it and the Var modules form no import cycle wider than the core. A leaf.
+`@HOOKS.provide`, when that module loads (capture/context.py imports every provider, before any capture),
+so the core imports nothing above it and the Var modules form no import cycle wider than the core. A leaf.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ capture needs a constant: range() bounds, indices, shapes. A branch on it is a d
 A number carried through a folded while loop (a counter), or one the graph computes (int()/float()/math of a
 0-d array value, a draw without a size) is *runtime-only*: its value exists only when the
 graph runs, so everything derived from it refuses to specialize (capture breaks instead). The index of a
-loop being folded into a fori_loop node (capture/fori.py) takes every value of its range: it is a symbolic
+loop being folded into a fori_loop node (capture/fold/fori.py) takes every value of its range: it is a symbolic
 int (a loop index of the shape env) that *varies*: never a constant either, while symbolic ops (indexing,
 slicing, sizes) use its symbol.
 """

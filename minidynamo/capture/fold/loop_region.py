@@ -1,5 +1,5 @@
 """The instructions a `for` loop's iterations run: its span (the FOR_ITER header to the last back edge) and
-the blocks laid out elsewhere. Imports capture.instructions and capture.postdom.
+the blocks laid out elsewhere. Imports capture.instructions and fold.postdom.
 
 3.14 and 3.15 lay the body of a `while` nested in a `for` out of line, after the for loop's last back edge
 (docs/bytecode_facts_314.md): the while's test jumps out of the span to its body, which jumps back into the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import types
 from functools import lru_cache
 
-from .instructions import decode
+from ..instructions import decode
 from .postdom import EXIT, successors
 
 

@@ -1,5 +1,5 @@
 """Loops as graph nodes: `for i in range(...)` whose body is graph code becomes one `fori_loop` node.
-Imports capture.branches, capture.loop_ends, capture.loops, capture.loop_tests, capture.variables and graph
+Imports fold.branches, fold.loop_ends, fold.loops, fold.loop_tests, capture.variables and graph
 (the interpreter loop is passed in: frame.run_until).
 
 At the loop's FOR_ITER, when the loop would otherwise be run by a loop driver (more iterations than capture
@@ -24,26 +24,26 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .. import pyversion
-from ..errors import GraphBreak
-from ..graph import control, passes
-from ..graph.ir import Node, PyScalarSpec, iter_nodes
-from ..graph.symbolic import Sym
+from ... import pyversion
+from ...errors import GraphBreak
+from ...graph import control, passes
+from ...graph.ir import Node, PyScalarSpec, iter_nodes
+from ...graph.symbolic import Sym
 from .branches import ARM_STEP_BUDGET, AtLoopTest, NotFoldable, _restore, _save, _subgraph, _truncate
-from .breaks import BreakCategory
+from ..breaks import BreakCategory
 from .loop_ends import AtIterationEnd, check_body, result_var, run_iteration
 from .loop_region import loop_region
 from .loop_tests import truth
 from .loops import _body_var, _carried_names, _carried_node, _drop, _placeholder
-from .variables.base import unsupported
-from .variables.const import ConstVar
-from .variables.containers import RangeIteratorVar
-from .variables.scalar import ScalarVar
-from .variables.sym_range import SymRangeIteratorVar, _hint, _sym
-from .stops import LoopBack
+from ..variables.base import unsupported
+from ..variables.const import ConstVar
+from ..variables.containers import RangeIteratorVar
+from ..variables.scalar import ScalarVar
+from ..variables.sym_range import SymRangeIteratorVar, _hint, _sym
+from ..stops import LoopBack
 
 if TYPE_CHECKING:
-    from .frame import Frame
+    from ..frame import Frame
 
 _PEEL = "changes type or spec in the body"
 # (the exit may check a local the copy after a `break` knows is bound: the same load for capture)
@@ -74,7 +74,7 @@ class ForiState:
 class _Loop:
     """A for loop whose body is being captured: its header (FOR_ITER), back edge, exit, the stack at the
     header (its iterator on top), the locals it carries and the instructions its iterations run (`region`:
-    the span and blocks laid out after it, capture/loop_region.py)."""
+    the span and blocks laid out after it, capture/fold/loop_region.py)."""
 
     header: int
     end: int

@@ -1,5 +1,5 @@
 """The test of a while loop being folded, as one graph value: Python's short-circuit `and`/`or` become conds.
-Imports capture.branches, capture.postdom and graph (the interpreter loop is passed in: frame.run_until).
+Imports fold.branches, fold.postdom and graph (the interpreter loop is passed in: frame.run_until).
 
 CPython compiles `while a and b:` as a chain of conditional jumps (3.11-3.13: at the top, and again at the
 bottom of the body; 3.14: at the top only, where the back edge lands) whose ways out are the body's first
@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .. import pyversion
-from ..graph.ir import ArraySpec, Node, PyScalarSpec
+from ... import pyversion
+from ...graph.ir import ArraySpec, Node, PyScalarSpec
 from .branches import ARM_OPCODES, AtLoopTest, NotFoldable, _restore, _save, _truncate, check_pure, make_cond
-from .instructions import decode
+from ..instructions import decode
 from .postdom import successors
-from .variables.array import ArrayVar
-from .variables.scalar import ScalarVar
+from ..variables.array import ArrayVar
+from ..variables.scalar import ScalarVar
 
 if TYPE_CHECKING:
-    from .frame import Frame
+    from ..frame import Frame
 
 # What test code between two test jumps may run: ARM_OPCODES without stores, jumps and stack shuffles.
 TEST_OPCODES = ARM_OPCODES - {
@@ -213,6 +213,6 @@ def truth(graph: Any, value: Node | bool, negate: bool = False) -> Node:
 
 
 def _getitem(graph: Any, cond: Node) -> Node:
-    from ..graph import ops
+    from ...graph import ops
     getitem = ops.get("getitem")
     return graph.call(getitem.name, getitem.impl, (cond, 0), {}, spec=cond.spec[0])

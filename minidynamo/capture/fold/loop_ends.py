@@ -1,5 +1,5 @@
 """Where an iteration of a for loop being folded (fori.py) ends, and branches that leave it. Imports
-capture.branches, capture.loop_tests, capture.loops and graph (the interpreter loop is passed in: frame.run_until).
+fold.branches, fold.loop_tests, fold.loops and graph (the interpreter loop is passed in: frame.run_until).
 
 The body's capture runs until control comes back to the loop's header (the iteration is over; a `continue`
 too: AtIterationEnd from the interpreter's loop-start check) or the stack drops below the loop's iterator
@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import pyversion
-from ..errors import GraphBreak
-from ..graph import control, ops, passes
-from ..graph.ir import Node, PyScalarSpec
+from ... import pyversion
+from ...errors import GraphBreak
+from ...graph import control, ops, passes
+from ...graph.ir import Node, PyScalarSpec
 from .branches import AtLoopTest, NotFoldable, _restore, _save, _truncate, make_cond
 from .loop_tests import truth
 from .loops import _carried_node
 from .postdom import EXIT
-from .variables.scalar import ScalarVar
-from .stops import LoopBack
+from ..variables.scalar import ScalarVar
+from ..stops import LoopBack
 
 if TYPE_CHECKING:
-    from .frame import Frame
+    from ..frame import Frame
 
 # (the exit may check a local the copy after a `break` knows is bound: the same load for capture)
 _LOADS = {"LOAD_FAST_CHECK": "LOAD_FAST", "LOAD_FAST_BORROW": "LOAD_FAST"}
@@ -149,8 +149,8 @@ def fold_iteration_end(frame: "Frame", pred: Any, jump: int, jump_if_true: bool)
 def result_var(graph: Any, node: Node, i: int, example: Node | None, origin: str) -> Any:
     """Result i of a cond or fori_loop node, as the Var the rest of the capture sees (a number: known at
     run time only, from `origin`; `example` gives its capture-time stand-in)."""
-    from ..graph import ops
-    from .variables.array import ArrayVar
+    from ...graph import ops
+    from ..variables.array import ArrayVar
     getitem = ops.get("getitem")
     out = graph.call(getitem.name, getitem.impl, (node, i), {}, spec=node.spec[i])
     if not isinstance(out.spec, PyScalarSpec):

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..graph import ops
-from ..graph.symbolic import COUNT, Sym
-from .variables.array import ArrayVar
-from .variables.base import Var
-from .variables.const import ConstVar
-from .variables.scalar import ScalarVar
+from ...graph import ops
+from ...graph.symbolic import COUNT, Sym
+from ..variables.array import ArrayVar
+from ..variables.base import Var
+from ..variables.const import ConstVar
+from ..variables.scalar import ScalarVar
 
 if TYPE_CHECKING:
-    from .frame import Frame
+    from ..frame import Frame
 
 _MAX_ARM = 48                # instructions of a raising way: a message built with an f-string fits easily
 _ENDS_ARM = ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "FOR_ITER", "SEND", "RERAISE", "END_FOR")

@@ -1,5 +1,5 @@
 """auto_cond: a data-dependent `if` whose arms are pure graph code becomes one `cond` node instead of a break.
-Imports capture.postdom, capture.liveness, capture.variables and graph (the interpreter loop is passed in:
+Imports fold.postdom, capture.liveness, capture.variables and graph (the interpreter loop is passed in:
 frame.run_until).
 
 At a conditional jump on a single-value ArrayVar, `fold_branch` runs both arms symbolically from the same
@@ -17,18 +17,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GraphBreak
-from ..graph import control
-from ..graph.ir import CONST, INPUT, ArraySpec, Graph, Node, iter_nodes, map_nodes
-from .liveness import live_in
+from ...errors import GraphBreak
+from ...graph import control
+from ...graph.ir import CONST, INPUT, ArraySpec, Graph, Node, iter_nodes, map_nodes
+from ..liveness import live_in
 from .postdom import EXIT, join_point
-from .variables.array import ArrayVar
-from .variables.const import ConstVar
-from .variables.containers import ListIteratorVar, TupleVar, reachable
-from .stops import LoopBack
+from ..variables.array import ArrayVar
+from ..variables.const import ConstVar
+from ..variables.containers import ListIteratorVar, TupleVar, reachable
+from ..stops import LoopBack
 
 if TYPE_CHECKING:
-    from .frame import Frame
+    from ..frame import Frame
 
 # What an arm may execute: loads, local stores, arithmetic, calls (whose callee must itself be capturable
 # and pure: a print or a list.append shows up as a break or as a SideEffects change), tuples, jumps.
@@ -196,7 +196,7 @@ def check_pure(ctx: Any, state: _State, version: int, mutations: int, nodes: lis
                writes: bool = False) -> None:
     """Raise NotFoldable unless the code just run changed nothing outside the graph (`writes`: but arrays,
     as in the body of a for loop being folded)."""
-    from ..graph import passes
+    from ...graph import passes
     if writes:
         from .loop_ends import check_body
         return check_body(ctx, state, version, nodes)
@@ -304,7 +304,7 @@ def _resolve(graph: Graph, cond: Node, outputs: _Outputs, value: Any) -> Any:
     if isinstance(value, tuple) and value[:1] == ("output",):
         i = value[1]
         if outputs.projections[i] is None:
-            from ..graph import ops
+            from ...graph import ops
             getitem = ops.get("getitem")
             outputs.projections[i] = ArrayVar(graph.call(getitem.name, getitem.impl, (cond, i), {},
                                                          spec=cond.spec[i]))

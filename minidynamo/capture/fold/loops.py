@@ -1,5 +1,5 @@
 """auto_cond for loops: `while <test>:` whose body is pure graph code becomes one `while_loop` node.
-Imports capture.branches, capture.loop_tests, capture.liveness and graph (the interpreter loop is passed in:
+Imports fold.branches, fold.loop_tests, capture.liveness and graph (the interpreter loop is passed in:
 frame.run_until).
 
 At a test jump of the loop (loop_tests.py: the first one at the top whose value is an array, or one at the
@@ -18,19 +18,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GraphBreak
-from ..graph import control
-from ..graph.ir import ArraySpec, Node, PyScalarSpec
+from ...errors import GraphBreak
+from ...graph import control
+from ...graph.ir import ArraySpec, Node, PyScalarSpec
 from .branches import AtLoopTest, NotFoldable, _save, _restore, _subgraph, _truncate, check_pure
-from .liveness import live_in
+from ..liveness import live_in
 from .loop_tests import Loop, continuation, find_loop, truth
-from .variables.array import ArrayVar
-from .variables.const import ConstVar
-from .variables.scalar import ScalarVar
-from .stops import LoopBack
+from ..variables.array import ArrayVar
+from ..variables.const import ConstVar
+from ..variables.scalar import ScalarVar
+from ..stops import LoopBack
 
 if TYPE_CHECKING:
-    from .frame import Frame
+    from ..frame import Frame
 
 _STORES = {"STORE_FAST", "DELETE_FAST"}
 
@@ -106,7 +106,7 @@ def _carried_node(frame: "Frame", name: str, value: Any) -> Node:
     if isinstance(value, ScalarVar) and type(value.value) in (int, float):
         return value.node
     if isinstance(value, ConstVar) and type(value.value) in (int, float):
-        from .variables.operators import scalar_op
+        from ..variables.operators import scalar_op
         return scalar_op(frame, "+", [value], unary=True).node     # `+n`: the same number, as a graph value
     raise NotFoldable(f"loop variable {name!r} is not an array, int or float")
 
@@ -186,7 +186,7 @@ def _fold(frame: "Frame", loop: Loop, entry: Node, names: list[str], hoisted: li
 
 def _project(frame: "Frame", state: Any, node: Node, names: list[str]) -> None:
     """After the loop: each carried local is a projection of the while_loop node."""
-    from ..graph import ops
+    from ...graph import ops
     getitem, graph = ops.get("getitem"), frame.ctx.graph
     frame.locals = dict(state.locals)
     for i, name in enumerate(names):

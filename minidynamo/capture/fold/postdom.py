@@ -12,8 +12,8 @@ from __future__ import annotations
 import types
 from functools import lru_cache
 
-from .. import pyversion
-from .instructions import decode
+from ... import pyversion
+from ..instructions import decode
 
 EXIT = -1
 _TERMINATORS = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}

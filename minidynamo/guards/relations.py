@@ -60,7 +60,7 @@ def _is_read(node: ast.AST) -> bool:
 
 def identity_relation(kind: str, expr: str, expected: object) -> tuple[str, str, bool] | None:
     """(a, b, same) for a guard that two values are (same=True) or are not one object, `(a is b) == same`
-    (an EQUALS guard: capture.context._same_object), else None."""
+    (an EQUALS guard: capture.reads.same_object), else None."""
     if kind != "EQUALS" or type(expected) is not bool or " is " not in expr:
         return None
     try:

@@ -1,4 +1,4 @@
-"""Dask arrays as inputs to capture (capture/variables/lazy_array.py, CaptureContext._lazy_input): captured
+"""Dask arrays as inputs to capture (capture/variables/lazy_array.py, Reads._lazy_input in capture/reads.py): captured
 like ndarrays of known shape and dtype, guarded on type, shape, dtype and chunks; only ops that dask computes
 as NumPy does are recorded, anything else breaks and runs as Python. Works with the default NumPy backend
 too (the graph then calls the same functions eager code calls, which dispatch to dask). Runs on dask's

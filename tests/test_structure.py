@@ -32,7 +32,7 @@ ALLOWED: list[tuple[str, tuple[str, ...]]] = [
     ("newer_python", ("pyversion",)),      # loaded where the capture machinery must not be
 ]
 FORBIDDEN: list[tuple[str, tuple[str, ...]]] = [
-    ("capture", ("stitch", "api", "dispatch", "lint", "tracing")),
+    ("capture", ("stitch", "api", "dispatch", "lint", "tracing", "backends")),   # backends: graph/lazy_values
     ("stitch", ("api", "dispatch", "lint")),        # dispatch/ (the cache) imports stitch.moving
 ]
 VERSION_READER = "pyversion"
@@ -111,6 +111,105 @@ def layering_violations() -> list[str]:
 
 def test_layering():
     assert layering_violations() == []
+
+
+# ---- import cycles and layers inside capture/ (issue 24) -----------------------------------------------
+# Counted over the imports that run: module-level and inside functions (an import placed in a function to
+# dodge a cycle still is one), not those under `if TYPE_CHECKING:` (annotations only). An import of a.b.c is
+# an edge to that module, not to the packages above it.
+CYCLE_LIMIT = 8                # modules in the largest strongly connected component of capture/'s imports
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    # variables below frame, folding passes, handlers and the interpreter; handlers below the interpreter;
+    # the loop is passed in (Frame.run / Frame.run_until), the core Var kinds call up through variables.hooks
+    ("capture.variables", ("capture.frame", "capture.fold", "capture.handlers", "capture.interpreter",
+                           "capture.context", "capture.reads", "capture.graph_builder")),
+    ("capture.frame", ("capture.fold", "capture.handlers", "capture.interpreter", "capture.context")),
+    ("capture.fold", ("capture.handlers", "capture.interpreter", "capture.context")),
+    ("capture.handlers", ("capture.interpreter", "capture.context")),
+]
+
+
+def type_checking_lines(path: Path) -> set[int]:
+    """Lines of the imports under `if TYPE_CHECKING:` (or `if typing.TYPE_CHECKING:`)."""
+    lines: set[int] = set()
+    for node in ast.walk(parse(path)):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            lines |= {n.lineno for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    return lines
+
+
+def import_graph(prefix: str = "capture") -> dict[str, set[str]]:
+    """module -> the modules under `prefix` it imports when it runs (see above)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in modules():
+        if under(name, prefix):
+            typing_only = type_checking_lines(path)
+            graph[name] = {target for line, target in imports(name, path)
+                           if under(target, prefix) and target != name and line not in typing_only}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module, largest first (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            nxt = next(edges, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return sorted(found, key=lambda c: (-len(c), c))
+
+
+def test_largest_import_cycle_inside_capture():
+    found = cycles(import_graph())
+    assert not found or len(found[0]) <= CYCLE_LIMIT, found[0]
+
+
+def layer_violations() -> list[str]:
+    bad = []
+    for name, path in modules():
+        typing_only = type_checking_lines(path)
+        for line, target in imports(name, path):
+            for prefix, above in LAYERS:
+                if under(name, prefix) and line not in typing_only and any(under(target, a) for a in above):
+                    bad.append(f"{path.relative_to(ROOT.parent)}:{line} imports {PKG}.{target}: {prefix} is "
+                               f"below {', '.join(above)}")
+    return bad
+
+
+def test_capture_layers():
+    assert layer_violations() == []
 
 
 VERSION_ATTRS = {"sys": {"version_info", "version", "hexversion"},
@@ -215,6 +314,19 @@ def test_checker_finds_layering_breaks(fake_module):
     assert "backends/eager.py:2 imports minidynamo.capture.frame" in bad
     assert "capture/frame.py:1 imports minidynamo.stitch: capture must not import" in bad
     assert "capture/frame.py:2 imports minidynamo: the package root" in bad
+
+
+def test_checker_finds_import_cycles_and_layer_breaks(fake_module):
+    fake_module("capture/frame.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .handlers import x\n")
+    fake_module("capture/variables/a.py", "from . import b\n")
+    fake_module("capture/variables/b.py", "def f():\n    from .c import g\n")
+    fake_module("capture/variables/c.py", "from .a import h\nfrom ..interpreter import run\n")
+    fake_module("capture/handlers/x.py", "from ..frame import Frame\n")
+    fake_module("capture/interpreter.py", "from .handlers import x\n")
+    assert cycles(import_graph()) == [["capture.variables.a", "capture.variables.b", "capture.variables.c"]]
+    assert layer_violations() == ["minidynamo/capture/variables/c.py:2 imports minidynamo.capture.interpreter: "
+                                  "capture.variables is below capture.frame, capture.fold, capture.handlers, "
+                                  "capture.interpreter, capture.context, capture.reads, capture.graph_builder"]
 
 
 def test_checker_counts_top_level_modules_only(fake_module):

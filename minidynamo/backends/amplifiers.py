@@ -22,12 +22,10 @@ for a value within rounding of the threshold itself, which the engines' toleranc
 
 from __future__ import annotations
 
+from ..graph.amplifying import AMPLIFYING_NAMES, HANDED_ON  # noqa: F401  (names and meta key: graph/)
 from ..graph.control import subgraphs
 from ..graph.ir import ArraySpec, Graph, Node, iter_nodes
 
-# The functions and methods (by their last name) whose answer a rounding difference of their inputs changes.
-AMPLIFYING_NAMES = frozenset({"eig", "eigh", "eigvals", "svd", "argsort", "argmax", "argmin", "nanargmax",
-                              "nanargmin", "searchsorted", "unique", "lexsort", "argpartition"})
 # Ops an engine computes exactly as NumPy does from exact operands: they move, select or compare values
 # (and round them to integers), never round an arithmetic result.
 EXACT_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "flatten", "copy", "array", "asarray",
@@ -37,7 +35,6 @@ EXACT_OPS = frozenset({"getitem", "reshape", "transpose", "ravel", "flatten", "c
                        "maximum", "minimum", "max", "min", "amax", "amin", "clip", "where", "greater", "less",
                        "equal", "not_equal", "greater_equal", "less_equal", "logical_and", "logical_or",
                        "logical_not", "isnan", "isfinite", "isinf", "argmax", "argmin", "argsort"})
-HANDED_ON = "handed_on"     # node.meta key: the name of the step later code of the function may hand it to
 
 
 def is_amplifying(op: str) -> bool:

@@ -1,13 +1,13 @@
 """Whether the rest of a function may hand a graph's results to a step that turns a rounding difference
 into a different answer (backends/amplifiers.py: eig, svd, argsort, argmax, unique, ...).
 
-Imports graph and backends.amplifiers (names only). A graph whose outputs go on to Python (a graph break,
-a loop body handed back to its driver) does not see what the code after it does with them, so this looks
-by name: the function's code, the code nested in it (comprehensions, lambdas) and the Python functions
-and methods it names (its globals, the builtins, attributes of its first argument's class), a few calls
-deep. A name found marks the graph's float outputs (`amplifiers.HANDED_ON`), and every engine then
-computes them with NumPy. Over-approximate on purpose: a name that is never reached costs speed, never
-correctness; an amplifying step reached only through a value (a callback passed in) is not seen.
+Imports graph (graph/amplifying.py: the names, shared with backends/amplifiers.py). A graph whose outputs go
+on to Python (a graph break, a loop body handed back to its driver) does not see what the code after it does
+with them, so this looks by name: the function's code, the code nested in it (comprehensions, lambdas) and
+the Python functions and methods it names (its globals, the builtins, attributes of its first argument's
+class), a few calls deep. A name found marks the graph's float outputs (`amplifying.HANDED_ON`), and every
+engine then computes them with NumPy. Over-approximate on purpose: a name that is never reached costs speed,
+never correctness; an amplifying step reached only through a value (a callback passed in) is not seen.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import inspect
 import types
 from typing import Any
 
-from ..backends.amplifiers import AMPLIFYING_NAMES, HANDED_ON
+from ..graph.amplifying import AMPLIFYING_NAMES, HANDED_ON
 from ..graph.ir import ArraySpec, Graph, PyScalarSpec, iter_nodes
 
 DEPTH = 3       # calls followed below the function itself

@@ -6,8 +6,8 @@ builtins of the frame that made it. LOAD_GLOBAL, IMPORT_NAME and LOAD_BUILD_CLAS
 never the globals' current entry, so `types.FunctionType(code, {})`, exec'd code with a custom builtins
 dict, or `__builtins__` replaced after the function was made all resolve differently from
 `globals['__builtins__']`. Imports capture.breaks and variables.base only.
-Entry points: BuiltinScope (a frame's), builtin_var (a name found there), made_in (MAKE_FUNCTION's
-rule), function_with_builtins.
+Entry points: BuiltinScope (a frame's), made_in (MAKE_FUNCTION's rule), function_with_builtins; a name
+found there becomes a Var in variables/builtins.py (builtin_var).
 """
 
 from __future__ import annotations
@@ -100,28 +100,3 @@ class BuiltinScope:
         raw = dict.get(globals_, "__builtins__", maker.ns)
         guard = G.Guard(f"{globals_key}.get('__builtins__', {default})", G.GuardKind.ID, raw, "global __builtins__")
         return cls(made_in(globals_, maker.ns), [guard], parent=maker)
-
-
-def builtin_var(ctx: Any, name: str, value: Any, globals_key: str, builtins_key: str) -> Any:
-    """A builtin read through LOAD_GLOBAL: guarded as CPython resolves the name, the global first, then
-    the frame's own builtins (`'len' in G` is False and `B['len'] is len`: a global of that name, even None,
-    or a replaced builtin fails it). Any other value
-    found there (a custom builtins dict's function) is read through that lookup and guarded as usual."""
-    from .sources import NamespaceSource
-    from .variables.builtins import BUILTINS, BuiltinVar
-    from .variables.const import ConstVar
-    if value is None:   # `is None` would also hold with the name missing from both: NameError
-        raise unsupported(BreakCategory.UNSUPPORTED, f"builtin {name!r} is None")
-    try:
-        known = value in BUILTINS or value is print
-    except TypeError:   # unhashable
-        known = False
-    if known or isinstance(value, type):
-        # The same test as `lookup is value` but cheaper (no method calls, ~15-25 ns per builtin a call
-        # checks): no global of that name, and the builtins hold it. (A global bound to that very object
-        # fails it where the lookup would hold: a miss, and the next capture reads it as that global.)
-        ctx.guard([G.Guard(f"{name!r} in {globals_key}", G.GuardKind.EQUALS, False, f"a global {name!r}"),
-                   G.Guard(f"{builtins_key}[{name!r}]", G.GuardKind.ID, value, f"builtin {name}")])
-        return BuiltinVar(value) if known else ConstVar(value)
-    lookup = f"{globals_key}.get({name!r}, {builtins_key}.get({name!r}))"     # as LOAD_GLOBAL finds it
-    return ctx.wrap(value, NamespaceSource(lookup, f"builtin {name}"))   # guarded as any value read

@@ -14,10 +14,11 @@ from ..graph.ir import WHERE
 from ..hatches import DISABLED_CODE
 from . import break_codes as codes
 from .breaks import BreakCategory
-from .builtin_scope import BuiltinScope, builtin_var
+from .builtin_scope import BuiltinScope
 from .instructions import Instructions, decode
 from .sources import CellSource, GlobalSource
 from .variables.base import Var, unsupported
+from .variables.builtins import builtin_var
 from .variables.lazy_iterators import run_ahead
 from .variables.functions import CellBox
 

@@ -54,7 +54,7 @@ class CaptureContext(Reads, GraphBuilder):
         # a handler of the user's code may catch it (see stitch/guarded_call.py).
         self.nodes_in_try: list[Node] = []
         self.active_frame: Any = None     # the innermost frame being executed (set by interpreter.run_frame)
-        self.auto_cond = False            # fold pure-arm data-dependent branches into cond nodes (branches.py)
+        self.auto_cond = False            # fold pure-arm data-dependent branches into cond nodes (fold/branches.py)
         self.fori: Any = None             # fori.ForiState: for loops folded into fori_loop nodes, when enabled
         self.arm_depth = 0                # > 0 while an arm of such a branch is being captured
         self.arm_steps = 0                # symbolic steps spent in arms (bounded by branches.ARM_STEP_BUDGET)

@@ -87,7 +87,7 @@ class Frame:
         self.drives: frozenset[int] = frozenset()   # loop headers where a driven function hands back to a driver
         self.entry: int = 0                 # where execution starts (a resume function's jump target)
         self.loop_starts = {s for s, _ in self.ins.loops}
-        self.fori: list = []                # for loops of this frame whose body is being folded (fori.py)
+        self.fori: list = []                # for loops of this frame whose body is being folded (fold/fori.py)
         # (index, visit) of the np.errstate(...) call of each captured errstate block this frame is inside
         # (variables/errstate.py): a break inside one restarts the root frame there
         self.errstate_blocks: list[tuple[int, int]] = []

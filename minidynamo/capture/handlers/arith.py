@@ -100,11 +100,11 @@ def unary_not(frame: Frame, inst: Instr) -> None:
 @handler("TO_BOOL", since=(3, 13))
 def to_bool(frame: Frame, inst: Instr) -> None:
     # (value -- bool(value))   an array's truth value is data-dependent: the jump after it folds into a
-    # cond node (branches.py) or as_bool breaks
+    # cond node (fold/branches.py) or as_bool breaks
     value = frame.pop()
     if fold_next_jump(frame, value):
         return
-    assumed = speculate_next_jump(frame, value)     # one way only raises: follow the other (speculation.py)
+    assumed = speculate_next_jump(frame, value)     # one way only raises: follow the other (fold/speculation.py)
     frame.push(ConstVar(value.as_bool(frame) if assumed is None else assumed))
 
 

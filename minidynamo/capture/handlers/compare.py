@@ -24,7 +24,7 @@ def compare_op(frame: Frame, inst: Instr) -> None:
     if name.endswith("_CAST"):
         if fold_next_jump(frame, result):   # `if a < b:` on arrays: the jump folds into a cond node
             return
-        assumed = speculate_next_jump(frame, result)     # one way only raises (speculation.py)
+        assumed = speculate_next_jump(frame, result)     # one way only raises (fold/speculation.py)
         result = ConstVar(result.as_bool(frame) if assumed is None else assumed)
     frame.push(result)
 

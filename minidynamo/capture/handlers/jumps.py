@@ -21,11 +21,11 @@ from .registry import Plain, handler, plain_form
 
 def pop_jump_if(frame: Frame, inst: Instr, take: Callable[[Frame, Var], bool]) -> None:
     # (cond -- )   jump when take(cond); an array condition folds into a cond node when both arms are pure
-    # graph code (branches.py), one way that only raises is speculated (speculation.py), else breaks
+    # graph code (fold/branches.py), one way that only raises is speculated (fold/speculation.py), else breaks
     # inside as_bool (data-dependent)
     cond = frame.pop()
     if take in (_truthy, _falsy):
-        stop_at_loop_test(frame, frame.current, cond)   # a test of a while loop being folded (loops.py)
+        stop_at_loop_test(frame, frame.current, cond)   # a test of a while loop being folded (fold/loops.py)
     if isinstance(cond, ArrayVar) and take in (_truthy, _falsy) and \
             fold_branch(frame, cond, frame.current, take is _truthy):
         return
@@ -147,7 +147,7 @@ def get_iter_plain(frame: Frame, inst: Instr, em) -> Plain:
 def for_iter(frame: Frame, inst: Instr) -> None:
     # (iter, [NULL] -- iter, [NULL], next) or, exhausted, (iter, [NULL] -- ) and jump past the loop's
     # END_FOR (and what pops the iterator: see pyversion); a range loop the capture would hand to a driver,
-    # or with a `break`, may become one fori_loop node (fori.py)
+    # or with a `break`, may become one fori_loop node (fold/fori.py)
     if fold_for(frame, frame.peek(pyversion.ITER_SLOTS)):
         return
     item = frame.peek(pyversion.ITER_SLOTS).next_item()

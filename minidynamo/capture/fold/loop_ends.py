@@ -23,6 +23,7 @@ from .loops import _carried_node
 from .postdom import EXIT
 from ..variables.scalar import ScalarVar
 from ..stops import LoopBack
+from ..variables.array import ArrayVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -150,7 +151,6 @@ def result_var(graph: Any, node: Node, i: int, example: Node | None, origin: str
     """Result i of a cond or fori_loop node, as the Var the rest of the capture sees (a number: known at
     run time only, from `origin`; `example` gives its capture-time stand-in)."""
     from ...graph import ops
-    from ..variables.array import ArrayVar
     getitem = ops.get("getitem")
     out = graph.call(getitem.name, getitem.impl, (node, i), {}, spec=node.spec[i])
     if not isinstance(out.spec, PyScalarSpec):

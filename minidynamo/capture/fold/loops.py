@@ -28,6 +28,7 @@ from ..variables.array import ArrayVar
 from ..variables.const import ConstVar
 from ..variables.scalar import ScalarVar
 from ..stops import LoopBack
+from ..variables.operators import scalar_op
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -106,7 +107,6 @@ def _carried_node(frame: "Frame", name: str, value: Any) -> Node:
     if isinstance(value, ScalarVar) and type(value.value) in (int, float):
         return value.node
     if isinstance(value, ConstVar) and type(value.value) in (int, float):
-        from ..variables.operators import scalar_op
         return scalar_op(frame, "+", [value], unary=True).node     # `+n`: the same number, as a graph value
     raise NotFoldable(f"loop variable {name!r} is not an array, int or float")
 

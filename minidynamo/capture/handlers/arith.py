@@ -14,10 +14,11 @@ from ..masked_updates import masked_update
 from ..fold.speculation import speculate_next_jump
 from ..variables.base import unsupported
 from ..variables.const import ConstVar
-from ..variables.containers import TupleVar
+from ..variables.containers import SliceVar, TupleVar
 from ..variables.operators import binary_op as apply_binary_op, not_op, unary_op
 from ..variables.strings import CONVERSIONS, format_value as apply_format, join_strings
 from .registry import Plain, handler, plain_form, result
+from ..variables.scalar import is_symbolic_int
 
 # BinaryOp enum -> Python operator symbol (in-place forms end in "=").
 BINARY_SYMBOLS = {
@@ -200,8 +201,6 @@ def store_slice_plain(frame: Frame, inst: Instr, em) -> Plain:
 
 
 def _slice(start, stop):
-    from ..variables.containers import SliceVar
-    from ..variables.scalar import is_symbolic_int
     if all(p.is_constant() and not is_symbolic_int(p) for p in (start, stop)):   # symbolic bounds stay
         return ConstVar(slice(start.as_constant(), stop.as_constant()))
     return SliceVar(start, stop, ConstVar(None))

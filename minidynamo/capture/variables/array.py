@@ -21,6 +21,8 @@ from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
 from .hooks import HOOKS
+from .containers import TupleVar, wrap_constant
+from .scalar import ScalarVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -86,12 +88,10 @@ class ArrayVar(Var):
 
     def getattr(self, frame: "Frame", name: str) -> Var:
         if name == "shape":
-            from .containers import TupleVar
             return TupleVar([self.dim(frame, i) for i in range(self.spec.ndim)])
         if name in ("size", "nbytes"):
             return self.size(frame, self.spec.dtype.itemsize if name == "nbytes" else 1)
         if name in _SPEC_ATTRS:
-            from .containers import wrap_constant
             return wrap_constant(_SPEC_ATTRS[name](self.spec))
         if name == "T":
             return frame.ctx.record(_op("transpose"), [self], {}, target=MethodCall("transpose"))
@@ -112,7 +112,6 @@ class ArrayVar(Var):
         if opdef is None:
             raise unsupported(BreakCategory.UNSUPPORTED, f"array method {name!r} has no registered op")
         if name in _VARARGS_METHODS and len(args) > 1:
-            from .containers import TupleVar
             args = [TupleVar(list(args))]
         return frame.ctx.record(opdef, [self, *args], kwargs, target=MethodCall(name))
 
@@ -145,7 +144,6 @@ class ArrayVar(Var):
         size = self.spec.shape[i]
         if not isinstance(size, Sym):
             return ConstVar(size)
-        from .scalar import ScalarVar
         node = frame.ctx.graph.call("sym_size", sym_size, (self.node, i), {}, spec=PyScalarSpec(int))
         node.meta.update(value=size.hint, sym=size, expr=None if size.env.varies(size) else size.python())
         return ScalarVar(node, size.hint, install_guard=lambda: size.env.specialize(size))

@@ -12,12 +12,17 @@ from typing import TYPE_CHECKING, Any, Callable
 from ... import guards as G
 from .. import break_codes as codes
 from ..breaks import BreakCategory
-from ..sources import NamespaceSource
-from .base import Var, unsupported
+from ..sources import AttrSource, NamespaceSource
+from .base import MethodVar, Var, unsupported
 from .const import ConstVar, all_constant, fold
 from .containers import DictVar, ListIteratorVar, ListVar, TupleVar, slice_of
 from .lazy_iterators import (ArrayIteratorVar, EnumerateIteratorVar, ReversedListIteratorVar, ZipIteratorVar, has_items,
                              reads_when_stepped)
+from .array import ArrayVar
+from .numpy_ns import python_number_node
+from .operators import binary_op, unary_op
+from .strings import format_value
+from .sym_range import symbolic_range
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -57,7 +62,6 @@ class BuiltinVar(Var):
         # len() of a list from before the call is a symbolic int (_len): folding it would read every item.
         symbolic_len = self.fn is len and len(args) == 1 and hasattr(args[0], "len_var")
         if self.fn is range and not kwargs:     # range(n) over a symbolic n keeps n symbolic (sym_range.py)
-            from .sym_range import symbolic_range
             rng = symbolic_range(args)
             if rng is not None:
                 return rng
@@ -107,8 +111,6 @@ def container_method(ctx: Any, value: Any, source: Any) -> Var:
     mutation capture replays instead of a call it cannot make. Guarded by the method's type and name (the
     container by its own guards, through `__self__`)."""
     from ...guards import Guard, GuardKind
-    from ..sources import AttrSource
-    from .base import MethodVar
     expr, desc = source.expr(), source.describe()
     ctx.guard([Guard(expr, GuardKind.TYPE, type(value), desc),
                Guard(f"{expr}.__name__", GuardKind.EQUALS, value.__name__, f"{desc}.__name__")])
@@ -130,7 +132,6 @@ def _no_kwargs(name: str, kwargs: dict) -> None:
 @builtin(len)
 def _len(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     _no_kwargs("len", kwargs)
-    from .array import ArrayVar
     if isinstance(args[0], ArrayVar) and args[0].spec.ndim > 0:
         return args[0].dim(frame, 0)       # a symbolic int when the first size is symbolic
     if hasattr(args[0], "len_var"):
@@ -238,7 +239,6 @@ def _range(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> 
 @builtin(format, str, repr)
 def _format(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     """The text of an array or number: made in the compiled entry when needed (variables/strings.py)."""
-    from .strings import format_value
     if kwargs or not 1 <= len(args) <= (2 if fn is format else 1):
         raise unsupported(BreakCategory.CALL, f"{fn.__name__}() with these arguments is not captured")
     if fn is format:
@@ -248,13 +248,11 @@ def _format(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) ->
 
 @builtin(abs)
 def _abs(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    from .operators import unary_op
     return unary_op(frame, "abs", args[0])
 
 
 @builtin(sum)
 def _sum(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    from .operators import binary_op
     total: Var = args[1] if len(args) > 1 else kwargs.get("start", ConstVar(0))
     for item in args[0].iterate(frame):
         total = binary_op(frame, "+", total, item)
@@ -263,11 +261,9 @@ def _sum(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Va
 
 @builtin(float, int, bool, complex)
 def _convert(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    from .array import ArrayVar
     known = args[0].known(frame) if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVar) else None
     if known is not None:
         return fold(frame, fn, known)
-    from .numpy_ns import python_number_node
     number = python_number_node(frame, fn, args[0]) if len(args) == 1 and not kwargs else None
     if number is not None:      # `sum(int(x == y) for ...)`: a Python number the graph returns
         return number

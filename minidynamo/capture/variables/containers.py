@@ -14,6 +14,7 @@ from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
 from .hooks import HOOKS
 from ..breaks import BreakCategory
+from .scalar import is_symbolic_int
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -322,7 +323,6 @@ class ListIteratorVar(Var):
 def slice_of(start: Var, stop: Var, step: Var) -> Var:
     """A slice (BUILD_SLICE, or the builtin `slice(...)`): a constant, or a SliceVar whose symbolic int bound
     (x[:n], C[i, :i + 1]) stays symbolic, specialized only where used as a constant."""
-    from .scalar import is_symbolic_int
     parts = (start, stop, step)
     if all(p.is_constant() and not is_symbolic_int(p) for p in parts):
         return ConstVar(slice(*(p.as_constant() for p in parts)))

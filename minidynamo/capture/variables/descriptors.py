@@ -20,6 +20,7 @@ from ..sources import AttrSource, NamespaceSource
 from .base import Var, unsupported
 from .functions import BoundMethodVar, UserFunctionVar
 from .hooks import HOOKS
+from .const import ConstVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -58,7 +59,6 @@ def _dict_key(frame: "Frame", cls: type) -> str:
 
 
 def _class_var(frame: "Frame", cls: type) -> Var:
-    from .const import ConstVar
     return ConstVar(cls, NamespaceSource(frame.ctx.bind(cls, "cls"), cls.__qualname__))
 
 

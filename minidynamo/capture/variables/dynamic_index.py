@@ -20,6 +20,9 @@ import numpy as np
 from ...graph import ops
 from .base import Var
 from .hooks import HOOKS
+from ..sources import CallSource
+from .lazy_list import LazyListVar
+from .sym_range import SymRangeVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -33,8 +36,6 @@ def as_index(lst: list) -> np.ndarray:
 @HOOKS.provide
 def dynamic_index(frame: "Frame", key: Var) -> Var:
     """`key` as an index array when it is a list or range of dynamic length (else `key` itself)."""
-    from .lazy_list import LazyListVar
-    from .sym_range import SymRangeVar
     ctx = frame.ctx
     if isinstance(key, SymRangeVar):
         return ctx.record(ops.REGISTRY["arange"], [key.start, key.stop, key.step], {}, target=np.arange)
@@ -47,7 +48,6 @@ def dynamic_index(frame: "Frame", key: Var) -> Var:
         return key
     if value.dtype != np.intp or value.ndim != 1:
         return key
-    from ..sources import CallSource
     source = CallSource(key.source, ctx.bind(as_index, "as_index"), "{} as an index array")
     dims = {0: "list length"} if len(value) >= 2 else {}
     return ctx.array_input(value, source, dims)

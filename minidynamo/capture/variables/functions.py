@@ -15,6 +15,7 @@ from .base import Var, unsupported
 from .const import ConstVar
 from ..breaks import BreakCategory
 from ..builtin_scope import BuiltinScope, function_with_builtins, made_in
+from .containers import DictVar, TupleVar, wrap_constant
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -42,7 +43,6 @@ def bind_arguments(frame: "Frame", sig: inspect.Signature, args: list[Var], kwar
         bound = sig.bind(*args, **kwargs)
     except TypeError as e:
         raise unsupported(BreakCategory.EXCEPTION, f"calling {defaults_of}: {e}") from None
-    from .containers import DictVar, TupleVar, wrap_constant
     out: dict[str, Var] = {}
     for name, param in sig.parameters.items():
         if name in bound.arguments:

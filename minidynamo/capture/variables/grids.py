@@ -20,6 +20,7 @@ from ...graph import ops
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar
+from .containers import TupleVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -91,7 +92,6 @@ class GridVar(Var):
                 nn.setitem(frame, ConstVar(k), value)
         if not self.sparse:
             return nn
-        from .containers import TupleVar
         out = []
         for k in range(len(size)):
             index = tuple(slice(None, None) if i == k else None for i in range(len(size)))

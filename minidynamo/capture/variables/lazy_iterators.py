@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 from ..breaks import BreakCategory
 from .base import unsupported
 from .const import ConstVar
-from .containers import ListIteratorVar, TupleVar, iter_at, reachable
+from .containers import DictVar, DictViewVar, ListIteratorVar, ListVar, TupleVar, iter_at, reachable
 from .hooks import HOOKS
+from .array import ArrayVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -153,7 +154,6 @@ class EnumerateIteratorVar(_SteppedIterator):
 
 def has_items(value: "Var") -> bool:
     """An array NumPy iterates (not 0-d, not a NumPy scalar)."""
-    from .array import ArrayVar
     return isinstance(value, ArrayVar) and not value.spec.scalar and value.spec.ndim > 0
 
 
@@ -161,7 +161,6 @@ def reads_when_stepped(value: "Var") -> bool:
     """zip/enumerate over this value step its iterator lazily: arrays, lists and a dict's values can change
     meanwhile (`for i, (k, v) in enumerate(d.items()): d[other] = ...`), and an iterator
     (`enumerate(zip(a, b))`) may itself read an array when stepped."""
-    from .containers import DictVar, DictViewVar, ListVar
     return isinstance(value, (ListVar, ListIteratorVar, DictVar, DictViewVar)) or has_items(value)
 
 
@@ -190,8 +189,6 @@ class RunAheadIteratorVar(ListIteratorVar):
         return any(not _made_after(w, self.n_nodes) for w in self.ctx.mutating_nodes[self.n_writes:])
 
     def _refuse(self) -> None:
-        from ..breaks import BreakCategory
-        from .base import unsupported
         raise unsupported(BreakCategory.SIDE_EFFECT, f"the loop over {self.what} writes into values that existed "
                           f"when its items were computed ahead of the loop; they could differ from eager's")
 

@@ -20,6 +20,15 @@ from .. import break_codes as codes
 from ..breaks import BreakCategory
 from .base import Var, unsupported
 from .const import ConstVar, all_constant, fold
+from .array import ArrayVar
+from .concatenators import ConcatenatorVar
+from .containers import ListVar, TupleVar
+from .errstate import ErrstateClassVar
+from .grids import GridVar
+from .numpy_spec import SPEC_FUNCTIONS, SpecFunctionVar, named_result
+from .rng import RngClassVar
+from .scalar import ScalarVar
+from .substitutes import SubstitutedVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -31,25 +40,19 @@ def wrap_library_value(value: Any, source: Any = None) -> Var:
         return LibraryModuleVar(value)
     polyfill = substitute_for(value)
     if polyfill is not None:
-        from .substitutes import SubstitutedVar
         return SubstitutedVar(value, polyfill, source)
     opdef = ops.lookup_function(value)
     if opdef is not None:
         return NumpyFunctionVar(value, opdef, source)
-    from .numpy_spec import SPEC_FUNCTIONS, SpecFunctionVar
     if id(value) in SPEC_FUNCTIONS:
         return SpecFunctionVar(value)
     if value is np.mgrid or value is np.ogrid:
-        from .grids import GridVar
         return GridVar(value)
     if value is np.r_ or value is np.c_:
-        from .concatenators import ConcatenatorVar
         return ConcatenatorVar(value)
     if value is np.errstate:
-        from .errstate import ErrstateClassVar
         return ErrstateClassVar()
     if value is np.random.RandomState:
-        from .rng import RngClassVar
         return RngClassVar()
     if isinstance(value, (int, float, complex, bool, str, np.dtype, type)) or value is None:
         return ConstVar(value)
@@ -121,7 +124,6 @@ class NumpyFunctionVar(Var):
             if self.opdef.name in _CONVERSIONS and len(args) == 1 and not kwargs:
                 return stacked          # np.array(list) is the fresh array np.stack made
             args = [stacked, *args[1:]]
-        from .numpy_spec import named_result
         return named_result(frame.ctx.record(self.opdef, args, kwargs, target=self.fn))
 
     def getattr(self, frame: "Frame", name: str) -> Var:
@@ -164,16 +166,12 @@ def _stacked_sequence(frame: "Frame", opdef: ops.OpDef, args: list[Var]) -> Var 
     where NumPy converts it to an array (`np.mean(batch_losses)`, `np.array(rows)`): the same array as np.stack
     of its items, recorded as that. Nested lists (`np.array([[q.mean() for q in row] for row in grid])`) are
     stacked level by level, each level's parts again of one static shape and dtype."""
-    from .containers import ListVar, TupleVar
     if opdef.name not in _READ_AS_ARRAY or not args or not isinstance(args[0], (ListVar, TupleVar)):
         return None
     return _stacked(frame, args[0], depth=0)
 
 
 def _stacked(frame: "Frame", seq: Var, depth: int) -> Var | None:
-    from .array import ArrayVar
-    from .containers import ListVar, TupleVar
-    from .scalar import ScalarVar
     items = seq.iterate(frame)
     if items and all(isinstance(i, ScalarVar) and type(i.value) is float for i in items):
         return frame.ctx.record(ops.REGISTRY["stack"], [TupleVar(list(items))], {}, target=np.stack)
@@ -222,8 +220,6 @@ _STAND_IN = 0.5      # the capture-time value of a float known only at run time 
 def _real_number(v: Var) -> bool:
     """A real number math converts exactly as eagerly: a 0-d graph value of a real dtype (not a dask value),
     an unspecialized Python number, or a real constant."""
-    from .array import ArrayVar
-    from .scalar import ScalarVar
     if type(v) is ArrayVar:
         return v.spec.ndim == 0 and v.spec.dtype.kind in "biuf"
     if isinstance(v, ScalarVar):
@@ -238,7 +234,6 @@ def _float_math_node(frame: "Frame", fn: Any, args: list[Var], name: str | None 
     re-runs the function eagerly, so eager's exception and handler follow. `int(x == y)` / `float(loss)`
     of a 0-d graph value are such nodes too (builtins._convert), of type `result`."""
     from ...graph.ir import PyScalarSpec
-    from .scalar import ScalarVar
     stand_in = result(_STAND_IN) if result is float else 1
     node = frame.ctx.graph.call(name or f"math.{fn.__name__}", fn, tuple(frame.ctx.to_arg(a) for a in args), {},
                                 spec=PyScalarSpec(result))
@@ -291,8 +286,6 @@ def fold_on_constants(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str
 
 def _peek(var: Var) -> Any:
     """A constant's value; an unspecialized scalar's capture-time value without its guard (also nested)."""
-    from .containers import ListVar, TupleVar
-    from .scalar import ScalarVar
     if isinstance(var, ScalarVar):
         return var.value
     if isinstance(var, (TupleVar, ListVar)):

@@ -18,6 +18,7 @@ from .builtins import builtin
 from ...graph import ops
 from .functions import BoundMethodVar, UserFunctionVar
 from .numpy_ns import NumpyFunctionVar
+from .getters import call_getter, is_getter
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -191,7 +192,6 @@ class OpaqueVar(Var):
         return type(self.value)
 
     def call(self, frame: "Frame", args: list[Var], kwargs: dict[str, Var]) -> Var:
-        from .getters import call_getter, is_getter
         if is_getter(self.value):       # an itemgetter/attrgetter read from a source: identity-guarded
             return call_getter(frame, self.value, args, kwargs)
         name = getattr(self.value, "__qualname__", type(self.value).__name__)

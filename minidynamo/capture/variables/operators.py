@@ -14,7 +14,7 @@ from .array import ArrayVar
 from ...errors import Unsupported
 from .base import Var, unsupported
 from .const import ConstVar, fold, is_literal
-from .containers import ListVar, SequenceVar
+from .containers import ListVar, SequenceVar, TupleVar
 from .scalar import ScalarVar, is_number_constant, is_scalar
 from .hooks import HOOKS
 from ..breaks import BreakCategory
@@ -42,7 +42,6 @@ def binary_op(frame: "Frame", sym: str, a: Var, b: Var) -> Var:
     """`a <sym> b` as Python evaluates it; `sym` is "+", "+=", "<", ... (reflected forms need no entry:
     the arguments keep Python's order)."""
     if sym in ("%", "%=") and isinstance(a, ConstVar) and type(a.value) is str and not b.is_constant():
-        from .containers import TupleVar
         return HOOKS.percent_format(frame, a.value, list(b.items) if isinstance(b, TupleVar) else [b])
     if _is_array(a) or _is_array(b):
         if isinstance(a, SequenceVar) and sym.endswith("=") and sym not in ("==", "<=", ">=", "!="):

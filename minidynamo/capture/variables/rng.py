@@ -19,7 +19,7 @@ from ... import guards as G
 from ...graph import ops
 from ...graph.ir import MethodCall, Node, RngSpec
 from ..breaks import BreakCategory
-from .base import Var, unsupported
+from .base import MethodVar, Var, unsupported
 
 if TYPE_CHECKING:
     from ..context import CaptureContext
@@ -49,7 +49,6 @@ class RngVar(Var):
         if ops.rng_method(self.spec.type, name) is None:
             raise unsupported(BreakCategory.UNSUPPORTED,
                               f"{self.spec.type.__name__}.{name} is not captured (no op draws it)")
-        from .base import MethodVar
         return MethodVar(self, name)
 
     def call_method(self, frame: "Frame", name: str, args: list[Var], kwargs: dict[str, Var]) -> Var:

@@ -22,6 +22,7 @@ from ...graph.ir import Node
 from ...guards import Guard, GuardKind
 from .base import Var, unsupported
 from ..breaks import BreakCategory
+from .const import ConstVar
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -116,7 +117,6 @@ class ScalarVar(Var):
         return bool(self.as_constant())
 
     def getattr(self, frame: "Frame", name: str) -> Var:
-        from .const import ConstVar
         return ConstVar(self.as_constant()).getattr(frame, name)
 
     def length(self, frame: "Frame") -> int:

@@ -24,6 +24,8 @@ from .const import ConstVar, all_constant, fold
 from .containers import ListVar, TupleVar
 from .lazy_iterators import run_ahead
 from .hooks import HOOKS
+from .array import ArrayVar
+from .operators import binary_op, unary_op
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -125,7 +127,6 @@ def _minmax(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) ->
             return kwargs["default"]
         raise unsupported(BreakCategory.EXCEPTION, f"{fn.__name__}() of an empty sequence")
     keys = _keys(frame, items, kwargs.get("key"))
-    from .operators import binary_op
     sym = ">" if fn is max else "<"
     if "key" not in kwargs and _numpy_scalars(frame, items):
         # As selects in the graph (`best = where(item > best, item, best)` per item) this was exact but cost
@@ -142,7 +143,6 @@ def _minmax(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) ->
 
 def _numpy_scalars(frame: "Frame", items: list[Var]) -> bool:
     """NumPy scalars the graph computes (`max(row)` over an array's elements): comparing them decides on data."""
-    from .array import ArrayVar
     return len(items) > 1 and all(type(i) is ArrayVar and i.spec.scalar and i.known(frame) is None for i in items)
 
 
@@ -190,7 +190,6 @@ def _getattr(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -
 def _pow(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
     if len(args) != 2 or kwargs:
         raise unsupported(BreakCategory.UNSUPPORTED, "pow() with a modulus on non-constants")
-    from .operators import binary_op
     return binary_op(frame, "**", args[0], args[1])
 
 
@@ -198,13 +197,11 @@ def _pow(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Va
 
 @builtin(*_BINARY)
 def _operator_binary(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    from .operators import binary_op
     return binary_op(frame, _BINARY[fn], args[0], args[1])
 
 
 @builtin(*_UNARY)
 def _operator_unary(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    from .operators import unary_op
     return unary_op(frame, _UNARY[fn], args[0])
 
 
@@ -262,7 +259,6 @@ def _combinatoric(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Va
 
 @builtin(itertools.accumulate)
 def _accumulate(frame: "Frame", fn: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-    from .operators import binary_op
     func = args[1] if len(args) > 1 else kwargs.get("func")
     items = _items(frame, args[0])
     if "initial" in kwargs and not (kwargs["initial"].is_constant() and kwargs["initial"].as_constant() is None):

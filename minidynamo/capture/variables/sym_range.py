@@ -24,6 +24,7 @@ from .base import Var
 from .const import ConstVar
 from .containers import ListIteratorVar
 from .scalar import is_symbolic_int
+from .operators import scalar_op
 
 if TYPE_CHECKING:
     from ..frame import Frame
@@ -147,7 +148,6 @@ class SymRangeIteratorVar(ListIteratorVar):
         self.pos += 1
         if not is_symbolic_int(self.range.start):
             return ConstVar(self.range.start.as_constant() + offset)
-        from .operators import scalar_op
         return scalar_op(self.frame, "+", [self.range.start, ConstVar(offset)])
 
     def iterate(self, frame: "Frame") -> list[Var]:

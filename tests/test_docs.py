@@ -1,6 +1,7 @@
 """The docs say what the code does: the README's sample output is what `explain` prints now (compared line
 by line, timings normalized), and the tour shows what its section headers promise (a folded cond beside a
-real graph break with its resume functions and stitched entry)."""
+real graph break with its resume functions and stitched entry), and ARCHITECTURE.md names every module and
+only paths, functions and guard methods that exist."""
 
 from __future__ import annotations
 
@@ -83,3 +84,99 @@ def test_the_report_demo_does_what_its_comments_say():
     assert any("after `if s > 0:` was True" in t for t in titles)
     assert any("after `if s > 0:` was False" in t for t in titles)
     assert any("loop body of `while loss > tol:`" in t for t in str(fit).splitlines() if t.startswith("── "))
+
+
+# ARCHITECTURE.md: the module tree names every module, and the paths and `file.py:name` references of its
+# Modules, Data flow and Guard kinds sections exist (a newcomer finds each step and guard kind from it).
+PACKAGE = ROOT / "minidynamo"
+MODULES = sorted(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _architecture_section(title: str) -> str:
+    text = (ROOT / "ARCHITECTURE.md").read_text()
+    start = text.index(f"\n## {title}") + 1
+    end = text.find("\n## ", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _tree() -> dict[str, str]:
+    """Each entry of the Modules tree (`capture/fold/`, `capture/frame.py`) -> its text (its line, its
+    continuation lines and its children's). An entry is a line at most 2 deeper than the last entry."""
+    block = _blocks(_architecture_section("Modules"))[0][1].splitlines()[1:]     # (after `minidynamo/`)
+    entries, stack = {}, []         # stack: (indent, path) of the open packages
+    for i, line in enumerate(block):
+        indent = len(line) - len(line.lstrip())
+        if stack and indent > stack[-1][0] + 2 or not line.strip():
+            continue                                                      # a continuation line
+        while stack and indent <= stack[-1][0]:
+            stack.pop()
+        name = (stack[-1][1] if stack else "") + line.split()[0].rstrip(",")
+        rest = [l for l in block[i + 1:]]
+        end = next((j for j, l in enumerate(rest) if l.strip() and len(l) - len(l.lstrip()) <= indent), len(rest))
+        entries[name] = "\n".join([line, *rest[:end]])
+        if name.endswith("/"):
+            stack.append((indent, name))
+    return entries
+
+
+def test_architecture_modules_tree_names_every_module_and_only_real_ones():
+    tree = _tree()
+    packages = {m.rsplit("/", 1)[0] + "/" for m in MODULES if "/" in m}
+    assert sorted(packages - set(tree)) == [], "packages without an entry in ARCHITECTURE.md's Modules tree"
+    missing = []
+    for module in MODULES:
+        package, _, name = module.rpartition("/")
+        if name == "__init__.py" and package:
+            continue
+        text = tree[package + "/"] if package else "\n".join(tree.values())
+        if not re.search(rf"(?<![\w.]){re.escape(name[:-3])}(\.py)?\b", text):
+            missing.append(module)
+    assert missing == [], "modules ARCHITECTURE.md's Modules tree does not name (in their package's entry)"
+    stale = [e for e in tree if e.endswith((".py", "/")) and not (PACKAGE / e).exists()]
+    assert stale == [], "Modules tree entries that are not in the package"
+
+
+def _doc_sections() -> str:
+    text = "\n".join(_architecture_section(t) for t in ("Modules", "Data flow", "Guard kinds"))
+    return re.sub(r"`[^`\n]*\s[^`\n]*`", "", text)     # code with spaces (`lint file.py`) names no path
+
+
+def _resolve(path: str) -> list[str]:
+    """The package's modules `path` can name: itself under minidynamo/, else those ending in /path (a
+    reference `containers.py:LenGuard` is right when one of them defines the name)."""
+    return [path] if path in MODULES else [m for m in MODULES if m.endswith("/" + path)]
+
+
+def _defines(source: str, name: str) -> bool:
+    """Whether a module's source defines `name` (a function, class or assignment; `Class.attr` inside)."""
+    top, _, attr = name.partition(".")
+    return bool(re.search(rf"^(?:(?:async )?def|class) {top}\b|^{top}\s*[:=]", source, re.M)) and \
+        (not attr or bool(re.search(rf"\b(?:def|class) {attr}\b|^\s*(?:self\.)?{attr}\s*[:=]", source, re.M)))
+
+
+def test_architecture_paths_and_references_exist():
+    text = _doc_sections()
+    paths = set(re.findall(r"(?<![\w/.])((?:\w+/)*\w+\.py)\b", text))
+    real = {p for p in paths if _resolve(p) or (ROOT / p).exists()}
+    assert sorted(paths - real) == [], "paths in ARCHITECTURE.md that are no file"
+    refs = set(re.findall(r"(?<![\w/.])((?:\w+/)*\w+\.py):(\w+(?:\.\w+)?)", text))
+    wrong = [f"{path}:{name}" for path, name in sorted(refs)
+             if not any(_defines((PACKAGE / m).read_text(), name) for m in _resolve(path))]
+    assert wrong == [], "file.py:name references in ARCHITECTURE.md whose name the file does not define"
+
+
+def test_architecture_guard_table_names_each_kinds_own_methods():
+    from minidynamo.guards import GuardKind
+    from minidynamo.guards.guard import CLASSES
+
+    rows = [r.strip("|").split("|") for r in _architecture_section("Guard kinds").splitlines()
+            if r.startswith("| ") and not r.startswith("| kind ")]
+    assert sorted(r[0].strip() for r in rows) == sorted(k.value for k in GuardKind)
+    for kind, cls_ref, _made, *methods in rows:
+        cls = CLASSES[GuardKind(kind.strip())]
+        module, name = cls_ref.strip().split(":")
+        assert (cls.__name__, cls.__module__) == (name, "minidynamo.guards.kinds." + module[:-3]), kind
+        for ref in ", ".join(methods).split(","):
+            owner, method = ref.strip().split(".")
+            # the class named is the one whose method the kind's class uses (its own, or the one it inherits)
+            assert next(c for c in cls.__mro__ if method in vars(c)).__name__ == owner, (kind, ref)

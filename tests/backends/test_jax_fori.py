@@ -5,6 +5,7 @@ lowered: the loop node on XLA with no fallback, or on NumPy with the reason."""
 from __future__ import annotations
 
 import copy
+import operator
 import warnings
 
 import numpy as np
@@ -12,6 +13,10 @@ import pytest
 
 from tests.backends.jax_support import Recorder, assert_close, md
 from tests.conftest import check
+
+from minidynamo.backends.jax_lowering.fori import refuse_fori     # noqa: E402  (after jax_support's skip)
+from minidynamo.graph import control                              # noqa: E402
+from minidynamo.graph.ir import ArraySpec, Graph, PyScalarSpec     # noqa: E402
 
 
 def ops_of(rec: Recorder) -> list[str]:
@@ -149,3 +154,18 @@ def test_a_slice_whose_size_follows_the_index_stays_on_numpy():
     L = np.tril(rng.standard_normal((80, 80))) + 80 * np.eye(80)
     check(trisolv, L, np.zeros(80), rng.standard_normal(80), backend=rec)
     assert "fori_loop" in rec.not_lowered()
+
+
+def test_one_array_given_twice_to_a_body_that_writes_it_stays_on_numpy():
+    """Capture gives each array once, but a graph built by hand may pass one twice: the body's two inputs
+    would be traced as two arrays, so a write through one would not show in the other."""
+    vec, row = ArraySpec((4, 2), np.dtype(np.float64)), ArraySpec((2,), np.dtype(np.float64))
+    g = Graph("twice")
+    x = g.add_input("x", vec)
+    body = Graph("body")
+    i, a, b = body.add_input("a0", PyScalarSpec(int)), body.add_input("a1", vec), body.add_input("a2", vec)
+    read = body.call("getitem", operator.getitem, (b, i), spec=row)
+    body.call("setitem", operator.setitem, (a, i, read), spec=None)
+    body.set_outputs([])
+    node = control.add_fori_loop(g, (0, 4, 1), body, (), (x, x), False)
+    assert "whose memory another operand shares" in refuse_fori(node)

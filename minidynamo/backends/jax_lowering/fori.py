@@ -54,8 +54,8 @@ def refuse_fori(node: Node) -> str | None:
             return f"its body has {b.op}, which is not lowered: {reason or decision.reason}"
     written = {id(t) for t in written_targets(node)}
     operands = [a for a in node.args[3:] if isinstance(a, Node)]
-    for w in (a for a in operands if id(a) in written):
-        if any(o is not w and _memory_of(o) is _memory_of(w) for o in operands):
+    for w in (a for a in operands if id(a) in written):     # (one array given twice is two body inputs too)
+        if sum(o is w for o in operands) > 1 or any(o is not w and _memory_of(o) is _memory_of(w) for o in operands):
             return f"its body writes into {w.name}, whose memory another operand shares"
     return None
 

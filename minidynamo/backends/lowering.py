@@ -198,20 +198,15 @@ def _runs(decisions: list[Decision], min_engine_ops: int) -> tuple[list[tuple[Pl
 def _keep_views_of_numpy_writes(graph: Graph, decisions: list[Decision]) -> None:
     """An op left on NumPy writes into real memory (setitem through an integer array, a loop left to
     NumPy): every view and in-place result of that memory must be NumPy's own too. An engine copy of the
-    view would take the write in its place, or go stale after it (the engine threads only its own writes)."""
+    view would take the write in its place, or go stale after it (the engine threads only its own writes).
+    One pass: a demoted view or in-place result writes, if at all, into that same memory."""
     root = alias_root(graph)
-    while True:
-        written = {id(root[id(t)]) for d in decisions if d.placement is Placement.NUMPY
-                   for t in written_targets(d.node)}
-        changed = False
-        for k, d in enumerate(decisions):
-            base = root[id(d.node)]
-            if d.placement is Placement.ENGINE and base is not d.node and id(base) in written:
-                decisions[k] = Decision(d.node, Placement.NUMPY, f"shares {base.name}'s memory, which an op "
-                                        "left on NumPy writes into")
-                changed = True
-        if not changed:
-            return
+    written = {id(root[id(t)]) for d in decisions if d.placement is Placement.NUMPY for t in written_targets(d.node)}
+    for k, d in enumerate(decisions):
+        base = root[id(d.node)]
+        if d.placement is Placement.ENGINE and base is not d.node and id(base) in written:
+            decisions[k] = Decision(d.node, Placement.NUMPY, f"shares {base.name}'s memory, which an op left on "
+                                    "NumPy writes into")
 
 
 def _keep_projections_beside(decisions: list[Decision]) -> None:
